@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfk.h - the library under pfkill: find processes through /proc directory
+ * fds (the match step), then signal and wait on exactly those processes
+ * through the same fds (the signal step).  The two steps are separate calls
+ * so tests can put a PID reuse between them.
+ */
+#ifndef PFK_H
+#define PFK_H
+
+#include <fcntl.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD			O_EXCL
+#endif
+#ifndef PIDFD_SIGNAL_THREAD
+#define PIDFD_SIGNAL_THREAD		(1UL << 0)
+#endif
+#ifndef PIDFD_SIGNAL_THREAD_GROUP
+#define PIDFD_SIGNAL_THREAD_GROUP	(1UL << 1)
+#endif
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP	(1UL << 2)
+#endif
+
+/* A list of numeric ids given on the command line (-u 0,1000 ...). */
+struct pfk_ids {
+	unsigned long *v;
+	size_t n;
+};
+
+enum pfk_pick { PFK_PICK_ALL, PFK_PICK_NEWEST, PFK_PICK_OLDEST };
+
+/* What to match.  Zeroed means "everything" (pfk_match_init sets proc_fd). */
+struct pfk_filter {
+	int proc_fd;			/* procfs root to scan, e.g. /proc */
+	regex_t pattern;
+	bool has_pattern;
+	bool full;			/* -f: match the command line */
+	bool negate;			/* -v */
+	bool threads;			/* --thread: one entry per thread */
+	bool include_ancestors;		/* allow our parent chain to match */
+	bool keep_cmdline;		/* -a: callers want the command line */
+	enum pfk_pick pick;		/* -n / -o */
+	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty;
+};
+
+enum pfk_result {
+	PFK_MATCHED,		/* matched, not signaled (yet) */
+	PFK_SIGNALED,		/* the signal was delivered to this process */
+	PFK_GONE,		/* it exited before the signal: nobody signaled */
+	PFK_DENIED,		/* EPERM */
+	PFK_FAILED,		/* any other error, errno kept in ->err */
+	PFK_EXITED,		/* --wait: signaled and then exited */
+	PFK_ESCALATED,		/* --then signal delivered */
+	PFK_ALIVE,		/* --timeout expired and it still runs */
+};
+
+/* One matched process (or thread), held by its /proc directory fd. */
+struct pfk_proc {
+	int dirfd;			/* /proc/<pid> or /proc/<tgid>/task/<tid> */
+	int pidfd;			/* pidfd for --wait / thread signals, or -1 */
+	int group_fd;			/* --pgroup: dirfd of the group leader */
+	int proc_fd;			/* borrowed: the procfs root it came from */
+	pid_t pid;			/* the tid with --thread */
+	pid_t tgid;
+	pid_t pgrp;
+	unsigned long long starttime;	/* clock ticks after boot, stat field 22 */
+	char name[64];			/* comm */
+	char *cmdline;			/* only with filter->keep_cmdline */
+	enum pfk_result result;
+	int err;
+};
+
+/* Features of the running kernel, probed once. */
+struct pfk_features {
+	bool procfd_signal;	/* pidfd_send_signal() on /proc/<pid> (5.1) */
+	bool pidfd_open;	/* pidfd_open() (5.3) */
+	bool pidfd_thread;	/* pidfd_open(tid, PIDFD_THREAD) */
+	bool signal_flags;	/* PIDFD_SIGNAL_THREAD/_THREAD_GROUP/_PROCESS_GROUP */
+	bool taskfd_signal;	/* /proc/<pid>/task/<tid> fds are thread handles */
+};
+
+void pfk_probe_features(struct pfk_features *f);
+
+/* --- match step --- */
+
+struct pfk_scan;
+
+void pfk_filter_init(struct pfk_filter *flt, int proc_fd);
+void pfk_filter_free(struct pfk_filter *flt);
+
+/*
+ * Start a walk over flt->proc_fd.  Returns NULL with errno set on failure.
+ * The filter must outlive the scan.
+ */
+struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
+
+/*
+ * Fill up to max entries of out[] with matching processes, each holding an
+ * open dirfd.  Returns how many, 0 when the walk is done, -1 on error.
+ */
+ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
+void pfk_scan_close(struct pfk_scan *scan);
+
+
+/* Read <dir>/stat into the identity fields of p (name, ppid ...). */
+int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
+		  unsigned long *tty);
+
+void pfk_proc_release(struct pfk_proc *p);
+
+/* --- signal step --- */
+
+enum pfk_scope {
+	PFK_SCOPE_PROCESS,	/* the whole thread group */
+	PFK_SCOPE_THREAD,	/* the one thread (--thread) */
+	PFK_SCOPE_PGROUP,	/* the process group the process is in */
+};
+
+/*
+ * Send sig to p through its handle.  Sets and returns p->result.  Never
+ * uses kill(2): a process that has exited is PFK_GONE, whoever got its PID.
+ */
+enum pfk_result pfk_signal(struct pfk_proc *p, int sig, enum pfk_scope scope,
+			   const struct pfk_features *feat);
+
+/*
+ * Wait until every process in procs[] whose result is PFK_SIGNALED or
+ * PFK_ESCALATED has exited (result becomes PFK_EXITED), or timeout_ms
+ * passes (-1: forever).  Returns how many are still alive.
+ */
+size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
+		enum pfk_scope scope, const struct pfk_features *feat);
+
+const char *pfk_result_name(enum pfk_result r);
+
+/* --- parsing helpers shared by the CLI and the tests --- */
+
+int pfk_parse_signal(const char *s);			/* -1 if invalid */
+const char *pfk_signal_name(int sig);			/* "TERM", or NULL */
+int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out);
+int pfk_parse_duration_ms(const char *s, long *ms);	/* "5", "1.5s", "200ms" */
+int pfk_lookup_user(const char *s, unsigned long *uid);
+int pfk_lookup_group(const char *s, unsigned long *gid);
+int pfk_lookup_tty(const char *s, unsigned long *tty_nr);
+int pfk_ids_add(struct pfk_ids *ids, unsigned long id);
+bool pfk_ids_has(const struct pfk_ids *ids, unsigned long id);
+
+#endif

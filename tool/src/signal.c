@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * signal.c - the signal step: send signals through the handles the match
+ * step opened, wait for those processes with pidfds that are checked
+ * against the same handles, and probe what the running kernel supports.
+ * There is deliberately no kill(2) anywhere in here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<sys/pidfd.h>)
+#include <sys/pidfd.h>
+#define HAVE_SYS_PIDFD_H 1
+#endif
+#endif
+
+#include "pfk.h"
+
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+
+#ifdef HAVE_SYS_PIDFD_H
+#define sys_pidfd_open pidfd_open
+#define sys_pidfd_send_signal pidfd_send_signal
+#else
+static int sys_pidfd_open(pid_t pid, unsigned int flags)
+{
+	return syscall(__NR_pidfd_open, pid, flags);
+}
+
+static int sys_pidfd_send_signal(int fd, int sig, siginfo_t *info,
+				 unsigned int flags)
+{
+	return syscall(__NR_pidfd_send_signal, fd, sig, info, flags);
+}
+#endif
+
+void pfk_probe_features(struct pfk_features *f)
+{
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+
+	fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		f->procfd_signal = sys_pidfd_send_signal(fd, 0, NULL, 0) == 0;
+		close(fd);
+	}
+
+	fd = sys_pidfd_open(getpid(), 0);
+	if (fd >= 0) {
+		f->pidfd_open = true;
+		close(fd);
+	}
+
+	fd = sys_pidfd_open(gettid(), PIDFD_THREAD);
+	if (fd >= 0) {
+		f->pidfd_thread = true;
+		close(fd);
+	}
+
+	/* Flags are checked before the fd: EBADF means the flag is known. */
+	if (sys_pidfd_send_signal(-1, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0 &&
+	    errno == EBADF)
+		f->signal_flags = true;
+
+	/* Old kernels refuse a task directory with EBADF. */
+	fd = open("/proc/thread-self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		f->taskfd_signal = sys_pidfd_send_signal(fd, 0, NULL, 0) == 0;
+		close(fd);
+	}
+}
+
+const char *pfk_result_name(enum pfk_result r)
+{
+	switch (r) {
+	case PFK_MATCHED:	return "matched";
+	case PFK_SIGNALED:	return "signaled";
+	case PFK_GONE:		return "gone";
+	case PFK_DENIED:	return "denied";
+	case PFK_FAILED:	return "failed";
+	case PFK_EXITED:	return "exited";
+	case PFK_ESCALATED:	return "escalated";
+	case PFK_ALIVE:		return "alive";
+	}
+	return "?";
+}
+
+/*
+ * Is the process behind p's directory still the one we matched?  Its stat
+ * must still be readable through the fd (the kernel refuses once the task
+ * is reaped, even if the number went to someone else) and unchanged.
+ */
+static bool still_same(const struct pfk_proc *p, int dirfd)
+{
+	struct pfk_proc now;
+
+	if (pfk_read_stat(dirfd, &now, NULL, NULL, NULL) < 0)
+		return false;
+	return now.starttime == p->starttime;
+}
+
+/*
+ * Get a pidfd for p without a window: open by number first, then check
+ * through the directory fd that p had not been reaped at that point, so
+ * the number still belonged to p when pidfd_open() looked it up.
+ */
+static int open_pidfd(struct pfk_proc *p, bool thread)
+{
+	int fd;
+
+	if (p->pidfd >= 0)
+		return 0;
+	fd = sys_pidfd_open(p->pid, thread ? PIDFD_THREAD : 0);
+	if (fd < 0)
+		return -1;
+	if (!still_same(p, p->dirfd)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	p->pidfd = fd;
+	return 0;
+}
+
+/*
+ * --pgroup: the kernel signals the group whose id is the target's pid, so
+ * we need a handle on the group leader.  Open /proc/<pgrp>, check it leads
+ * that group, then check through p's own fd that p is alive and still in
+ * it: the group then existed while we held the leader's fd, so the number
+ * cannot have moved to a stranger.
+ */
+static int open_group_leader(struct pfk_proc *p)
+{
+	struct pfk_proc leader, now;
+	char name[16];
+	int fd;
+
+	if (p->group_fd >= 0)
+		return 0;
+	if (p->pgrp == p->pid) {
+		p->group_fd = dup(p->dirfd);
+		return p->group_fd < 0 ? -1 : 0;
+	}
+	snprintf(name, sizeof(name), "%d", (int)p->pgrp);
+	fd = openat(p->proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (pfk_read_stat(fd, &leader, NULL, NULL, NULL) < 0 ||
+	    leader.pgrp != p->pgrp ||
+	    pfk_read_stat(p->dirfd, &now, NULL, NULL, NULL) < 0 ||
+	    now.starttime != p->starttime || now.pgrp != p->pgrp) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	p->group_fd = fd;
+	return 0;
+}
+
+static enum pfk_result set_result(struct pfk_proc *p, int r)
+{
+	if (r == 0) {
+		p->result = p->result == PFK_MATCHED ? PFK_SIGNALED
+						     : PFK_ESCALATED;
+		return p->result;
+	}
+	p->err = errno;
+	if (errno == ESRCH)
+		p->result = p->result == PFK_MATCHED ? PFK_GONE : PFK_EXITED;
+	else if (errno == EPERM)
+		p->result = PFK_DENIED;
+	else
+		p->result = PFK_FAILED;
+	return p->result;
+}
+
+enum pfk_result pfk_signal(struct pfk_proc *p, int sig, enum pfk_scope scope,
+			   const struct pfk_features *feat)
+{
+	int r;
+
+	switch (scope) {
+	case PFK_SCOPE_PROCESS:
+		r = sys_pidfd_send_signal(p->dirfd, sig, NULL, 0);
+		break;
+	case PFK_SCOPE_THREAD:
+		if (feat->taskfd_signal) {
+			/* A task directory fd is a thread handle. */
+			r = sys_pidfd_send_signal(p->dirfd, sig, NULL, 0);
+		} else if (feat->pidfd_thread) {
+			r = open_pidfd(p, true);
+			if (r == 0)
+				r = sys_pidfd_send_signal(p->pidfd, sig, NULL,
+					feat->signal_flags ? PIDFD_SIGNAL_THREAD : 0);
+		} else {
+			errno = ENOSYS;
+			r = -1;
+		}
+		break;
+	case PFK_SCOPE_PGROUP:
+		r = open_group_leader(p);
+		if (r == 0)
+			r = sys_pidfd_send_signal(p->group_fd, sig, NULL,
+						  PIDFD_SIGNAL_PROCESS_GROUP);
+		break;
+	default:
+		errno = EINVAL;
+		r = -1;
+	}
+	return set_result(p, r);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static bool waiting_for(const struct pfk_proc *p)
+{
+	return p->result == PFK_SIGNALED || p->result == PFK_ESCALATED;
+}
+
+size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
+		enum pfk_scope scope, const struct pfk_features *feat)
+{
+	bool thread = scope == PFK_SCOPE_THREAD;
+	long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	struct pollfd *pfd;
+	size_t *idx, alive = 0;
+
+	(void)feat;
+	pfd = calloc(n ? n : 1, sizeof(*pfd));
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	if (!pfd || !idx) {
+		free(pfd);
+		free(idx);
+		errno = ENOMEM;
+		return n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct pfk_proc *p = &procs[i];
+
+		if (!waiting_for(p))
+			continue;
+		/* --pgroup waits for the matched processes themselves. */
+		if (open_pidfd(p, thread) < 0) {
+			if (errno == ESRCH) {
+				p->result = PFK_EXITED;
+				continue;
+			}
+			p->err = errno;
+			p->result = PFK_FAILED;
+			continue;
+		}
+		pfd[alive].fd = p->pidfd;
+		pfd[alive].events = POLLIN;
+		idx[alive++] = i;
+	}
+
+	size_t left = alive;
+
+	while (left > 0) {
+		long wait_ms = -1;
+		int r;
+
+		if (deadline >= 0) {
+			wait_ms = deadline - now_ms();
+			if (wait_ms < 0)
+				wait_ms = 0;
+			if (wait_ms > 0x7fffffff)
+				wait_ms = 0x7fffffff;
+		}
+		r = poll(pfd, alive, (int)wait_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		for (size_t k = 0; k < alive; k++) {
+			if (pfd[k].fd < 0 || !pfd[k].revents)
+				continue;
+			procs[idx[k]].result = PFK_EXITED;
+			pfd[k].fd = -1;		/* poll() skips negative fds */
+			left--;
+		}
+		if (r == 0 && wait_ms == 0)
+			break;
+	}
+	free(pfd);
+	free(idx);
+	return left;
+}

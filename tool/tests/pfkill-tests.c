@@ -1,0 +1,1661 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfkill-tests - unit tests of the pfk library and end-to-end tests of the
+ * pfkill binary, printed as TAP.  Exit 0 on success, 1 on any failure,
+ * 4 when everything was skipped.
+ *
+ * Every process a test signals is one it started: a copy of this program
+ * run as "--helper NAME ...", which renames itself with PR_SET_NAME, blocks
+ * signals (so a delivered signal stays visible in /proc/<pid>/status as
+ * pending instead of racing with process death) and waits.  Each test runs
+ * in its own child, so helpers die with it (PR_SET_PDEATHSIG).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pfk.h"
+
+enum { PASS = 0, FAIL = 1, SKIP = 2 };
+
+static char pfkill_path[PATH_MAX];
+static char self_path[PATH_MAX];
+static char *skip_reason;		/* shared with the test children */
+static unsigned int name_seq;
+
+#define diag(...) do { printf("# " __VA_ARGS__); putchar('\n'); } while (0)
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		diag("%s:%d: check failed: %s", __FILE__, __LINE__, #cond); \
+		return FAIL;						\
+	}								\
+} while (0)
+
+#define SKIP_IF(cond, ...) do {						\
+	if (cond) {							\
+		snprintf(skip_reason, 256, __VA_ARGS__);		\
+		return SKIP;						\
+	}								\
+} while (0)
+
+/* ---------------------------------------------------------------- helpers */
+
+struct helper_opts {
+	int threads;		/* extra threads, named NAME1, NAME2 ... */
+	bool new_pgrp;		/* setpgid(0, 0) */
+	pid_t join_pgrp;	/* setpgid(0, join_pgrp) */
+	bool new_session;	/* setsid() */
+	const char *tty;	/* open as controlling terminal (after setsid) */
+	long ruid, euid;	/* setresuid, -1 to keep */
+	long rgid;		/* setresgid real gid, -1 to keep */
+	bool mortal;		/* default signal actions: dies on TERM */
+	bool ignore_term;	/* SIGTERM ignored, everything else default */
+};
+
+
+static void *helper_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* argv: --helper NAME READYFD THREADS PGRP JOIN SESSION TTY RUID EUID RGID MODE */
+static int helper_main(char **argv)
+{
+	const char *name = argv[2];
+	int ready = atoi(argv[3]), threads = atoi(argv[4]);
+	long join = atol(argv[6]), ruid = atol(argv[9]), euid = atol(argv[10]);
+	long rgid = atol(argv[11]);
+	const char *mode = argv[12];
+	sigset_t all;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (atoi(argv[5]))
+		setpgid(0, 0);
+	if (join > 0)
+		setpgid(0, join);
+	if (atoi(argv[7]))
+		setsid();
+	if (strcmp(argv[8], "-") != 0) {
+		int fd = open(argv[8], O_RDWR);
+
+		if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0)
+			_exit(93);
+	}
+	if (rgid >= 0 && setresgid(rgid, 0, 0) < 0)
+		_exit(90);
+	if ((ruid >= 0 || euid >= 0) &&
+	    setresuid(ruid >= 0 ? ruid : 0, euid >= 0 ? euid : 0, 0) < 0)
+		_exit(91);
+
+	/* Threads inherit the mask: block before creating them. */
+	sigfillset(&all);
+	if (strcmp(mode, "block") == 0)
+		sigprocmask(SIG_BLOCK, &all, NULL);
+	else if (strcmp(mode, "ignterm") == 0)
+		signal(SIGTERM, SIG_IGN);
+
+	prctl(PR_SET_NAME, name);
+	for (int i = 1; i <= threads; i++) {
+		char tname[32];
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, helper_thread, NULL))
+			_exit(94);
+		snprintf(tname, sizeof(tname), "%.13s%d", name, i);
+		tname[15] = '\0';
+		pthread_setname_np(t, tname);
+	}
+	if (write(ready, "x", 1) != 1)
+		_exit(92);
+	close(ready);
+	for (;;)
+		pause();
+}
+
+/* A name no other process has: "pk" + random + tag, at most 15 chars. */
+static void unique_name(char *buf, const char *tag)
+{
+	snprintf(buf, 16, "pk%05x%.6s", (unsigned int)((getpid() * 7919u +
+		 ++name_seq * 104729u + (unsigned int)time(NULL)) & 0xfffff),
+		 tag);
+}
+
+static pid_t spawn(const char *name, const struct helper_opts *o)
+{
+	static const struct helper_opts none = { .ruid = -1, .euid = -1,
+						 .rgid = -1 };
+	char a[11][32];
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (!o)
+		o = &none;
+	if (pipe(pipefd) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(pipefd[0]);
+		snprintf(a[0], 32, "%s", name);
+		snprintf(a[1], 32, "%d", pipefd[1]);
+		snprintf(a[2], 32, "%d", o->threads);
+		snprintf(a[3], 32, "%d", o->new_pgrp);
+		snprintf(a[4], 32, "%d", (int)o->join_pgrp);
+		snprintf(a[5], 32, "%d", o->new_session);
+		snprintf(a[6], 32, "%s", o->tty ? o->tty : "-");
+		snprintf(a[7], 32, "%ld", o->ruid);
+		snprintf(a[8], 32, "%ld", o->euid);
+		snprintf(a[9], 32, "%ld", o->rgid);
+		snprintf(a[10], 32, "%s", o->mortal ? "mortal" :
+			 o->ignore_term ? "ignterm" : "block");
+		execl(self_path, "pfkill-tests", "--helper", a[0], a[1], a[2],
+		      a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &c, 1) != 1) {
+		close(pipefd[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+static pid_t spawn_simple(const char *name)
+{
+	return spawn(name, NULL);
+}
+
+/* Our own child, not yet reaped: its PID cannot have been reused. */
+static void reap(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A hex signal mask line from /proc/<pid>[/task/<tid>]/status. */
+static unsigned long long status_mask(pid_t pid, pid_t tid, const char *key)
+{
+	char path[64], line[256];
+	unsigned long long v = ~0ULL;
+	FILE *f;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, strlen(key)) == 0)
+			v = strtoull(line + strlen(key), NULL, 16);
+	fclose(f);
+	return v;
+}
+
+static bool pending(pid_t pid, int sig)
+{
+	return status_mask(pid, 0, "ShdPnd:") & (1ULL << (sig - 1));
+}
+
+static bool thread_pending(pid_t pid, pid_t tid, int sig)
+{
+	return status_mask(pid, tid, "SigPnd:") & (1ULL << (sig - 1));
+}
+
+static bool nothing_pending(pid_t pid)
+{
+	return status_mask(pid, 0, "ShdPnd:") == 0 &&
+	       status_mask(pid, pid, "SigPnd:") == 0;
+}
+
+/* ---------------------------------------------------------- running pfkill */
+
+struct run {
+	int status;		/* exit code, or 128+signal */
+	char out[16384];
+	char err[4096];
+};
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+/*
+ * Run prog with argv (argv[0] decides pfkill/pfgrep behaviour), capturing
+ * stdout and stderr.  nofile > 0 caps RLIMIT_NOFILE (soft and hard).
+ */
+static int run_prog(struct run *r, const char *prog, long nofile,
+		    char *const argv[])
+{
+	int out = memfd_create("out", MFD_CLOEXEC);
+	int errfd = memfd_create("err", MFD_CLOEXEC);
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(out, 1);
+		dup2(errfd, 2);
+		if (nofile > 0) {
+			struct rlimit rl = { nofile, nofile };
+
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		execv(prog, argv);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	slurp(out, r->out, sizeof(r->out));
+	slurp(errfd, r->err, sizeof(r->err));
+	return r->status;
+}
+
+#define MAXARGS 32
+
+static int vrun(struct run *r, long nofile, const char *argv0, va_list ap)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)argv0;
+	while (n < MAXARGS - 1 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	argv[n] = NULL;
+	return run_prog(r, pfkill_path, nofile, argv);
+}
+
+/* pfkill(r, "-USR1", "-x", name, NULL) */
+static int pfkill(struct run *r, ...)
+{
+	va_list ap;
+	int s;
+
+	va_start(ap, r);
+	s = vrun(r, 0, "pfkill", ap);
+	va_end(ap);
+	return s;
+}
+
+static int pfgrep(struct run *r, ...)
+{
+	va_list ap;
+	int s;
+
+	va_start(ap, r);
+	s = vrun(r, 0, "pfgrep", ap);
+	va_end(ap);
+	return s;
+}
+
+static int pfkill_nofile(struct run *r, long nofile, ...)
+{
+	va_list ap;
+	int s;
+
+	va_start(ap, nofile);
+	s = vrun(r, nofile, "pfkill", ap);
+	va_end(ap);
+	return s;
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Does the output hold pid as a whole word at the start of a line? */
+static bool lists_pid(const char *out, pid_t pid)
+{
+	char want[32];
+	size_t len = snprintf(want, sizeof(want), "%d", (int)pid);
+
+	for (const char *s = out; *s; ) {
+		if (strncmp(s, want, len) == 0 &&
+		    (s[len] == '\n' || s[len] == ' ' || s[len] == '\0'))
+			return true;
+		s = strchr(s, '\n');
+		if (!s)
+			break;
+		s++;
+	}
+	return false;
+}
+
+static char *itoa_buf(char *buf, long v)
+{
+	sprintf(buf, "%ld", v);
+	return buf;
+}
+
+/* ----------------------------------------------------- pid namespace box */
+
+/*
+ * Run fn as PID 1 of a fresh PID namespace with its own /proc: the test may
+ * then steer PID allocation (ns_last_pid) or kill "everything" without
+ * disturbing the host.
+ */
+static int in_new_pidns(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	SKIP_IF(unshare(CLONE_NEWPID | CLONE_NEWNS) < 0,
+		"unshare(CLONE_NEWPID|CLONE_NEWNS): %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return FAIL;
+	if (pid == 0) {
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+			  MS_NOEXEC, NULL) < 0) {
+			snprintf(skip_reason, 256, "mount proc: %s",
+				 strerror(errno));
+			_exit(SKIP);
+		}
+		_exit(fn());
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return FAIL;
+	return WEXITSTATUS(st);
+}
+
+/* ------------------------------------------------------------ unit tests */
+
+static int t_parse_signal(void)
+{
+	CHECK(pfk_parse_signal("9") == SIGKILL);
+	CHECK(pfk_parse_signal("KILL") == SIGKILL);
+	CHECK(pfk_parse_signal("SIGKILL") == SIGKILL);
+	CHECK(pfk_parse_signal("sigterm") == SIGTERM);
+	CHECK(pfk_parse_signal("0") == 0);
+	CHECK(pfk_parse_signal("RTMIN") == SIGRTMIN);
+	CHECK(pfk_parse_signal("RTMIN+2") == SIGRTMIN + 2);
+	CHECK(pfk_parse_signal("SIGRTMAX-1") == SIGRTMAX - 1);
+	CHECK(pfk_parse_signal("RTMIN+99") == -1);
+	CHECK(pfk_parse_signal("65") == -1);
+	CHECK(pfk_parse_signal("99999999999999999999") == -1);
+	CHECK(pfk_parse_signal("KILLX") == -1);
+	CHECK(pfk_parse_signal("") == -1);
+	CHECK(pfk_parse_signal("-9") == -1);
+	CHECK(strcmp(pfk_signal_name(SIGUSR1), "USR1") == 0);
+	return PASS;
+}
+
+static int t_parse_numbers(void)
+{
+	unsigned long v;
+	long ms;
+
+	CHECK(pfk_parse_ulong("42", 100, &v) == 0 && v == 42);
+	CHECK(pfk_parse_ulong("101", 100, &v) < 0);
+	CHECK(pfk_parse_ulong("-1", 100, &v) < 0);
+	CHECK(pfk_parse_ulong("+1", 100, &v) < 0);
+	CHECK(pfk_parse_ulong("1x", 100, &v) < 0);
+	CHECK(pfk_parse_ulong("99999999999999999999999", ULONG_MAX, &v) < 0);
+	CHECK(pfk_parse_duration_ms("5", &ms) == 0 && ms == 5000);
+	CHECK(pfk_parse_duration_ms("1.5s", &ms) == 0 && ms == 1500);
+	CHECK(pfk_parse_duration_ms("250ms", &ms) == 0 && ms == 250);
+	CHECK(pfk_parse_duration_ms("2m", &ms) == 0 && ms == 120000);
+	CHECK(pfk_parse_duration_ms("1h", &ms) == 0 && ms == 3600000);
+	CHECK(pfk_parse_duration_ms("0.001", &ms) == 0 && ms == 1);
+	CHECK(pfk_parse_duration_ms("5x", &ms) < 0);
+	CHECK(pfk_parse_duration_ms("1.", &ms) < 0);
+	CHECK(pfk_parse_duration_ms("", &ms) < 0);
+	CHECK(pfk_parse_duration_ms("-1", &ms) < 0);
+	CHECK(pfk_parse_duration_ms("99999999999", &ms) < 0);
+	CHECK(pfk_parse_duration_ms("1000h", &ms) < 0);
+	return PASS;
+}
+
+/* Minimal guests may lack /etc/passwd or /etc/group entries for root. */
+static bool file_has_line(const char *path, const char *prefix)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strncmp(line, prefix, strlen(prefix)) == 0;
+	fclose(f);
+	return found;
+}
+
+static bool has_root_entries(void)
+{
+	return file_has_line("/etc/passwd", "root:") &&
+	       file_has_line("/etc/group", "root:");
+}
+
+static int t_lookup_ids(void)
+{
+	unsigned long v;
+
+	if (has_root_entries()) {
+		CHECK(pfk_lookup_user("root", &v) == 0 && v == 0);
+		CHECK(pfk_lookup_group("root", &v) == 0 && v == 0);
+	}
+	CHECK(pfk_lookup_user("1234", &v) == 0 && v == 1234);
+	CHECK(pfk_lookup_user("no_such_user_pfk", &v) < 0);
+	CHECK(pfk_lookup_user("4294967296", &v) < 0);
+	CHECK(pfk_lookup_group("no_such_group_pfk", &v) < 0);
+	CHECK(pfk_lookup_tty("?", &v) == 0 && v == 0);
+	CHECK(pfk_lookup_tty("no/such/tty", &v) < 0);
+	return PASS;
+}
+
+static int t_probe_features(void)
+{
+	struct pfk_features f;
+
+	pfk_probe_features(&f);
+	diag("procfd_signal=%d pidfd_open=%d pidfd_thread=%d signal_flags=%d "
+	     "taskfd_signal=%d", f.procfd_signal, f.pidfd_open, f.pidfd_thread,
+	     f.signal_flags, f.taskfd_signal);
+	/* Every kernel we target (5.1+) has the base feature. */
+	CHECK(f.procfd_signal);
+	return PASS;
+}
+
+/* Scan with a filter; return the number of matches, their pids in pids[]. */
+static ssize_t scan_pids(struct pfk_filter *flt, pid_t *pids, size_t max)
+{
+	struct pfk_proc procs[64];
+	struct pfk_scan *scan = pfk_scan_open(flt);
+	ssize_t n, total = 0;
+
+	if (!scan)
+		return -1;
+	while ((n = pfk_scan_next(scan, procs, 64)) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if ((size_t)total < max)
+				pids[total] = procs[i].pid;
+			total++;
+			pfk_proc_release(&procs[i]);
+		}
+	}
+	pfk_scan_close(scan);
+	return n < 0 ? -1 : total;
+}
+
+static int set_pattern(struct pfk_filter *flt, const char *re)
+{
+	flt->has_pattern = true;
+	return regcomp(&flt->pattern, re, REG_EXTENDED | REG_NOSUB);
+}
+
+static int t_lib_match_name(void)
+{
+	char name[16], re[40];
+	struct pfk_filter flt;
+	pid_t a, b, pids[8];
+	int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY);
+	ssize_t n;
+
+	unique_name(name, "lm");
+	a = spawn_simple(name);
+	b = spawn_simple("pk_other_lm");
+	CHECK(a > 0 && b > 0);
+	pfk_filter_init(&flt, proc_fd);
+	snprintf(re, sizeof(re), "^%s$", name);
+	CHECK(set_pattern(&flt, re) == 0);
+	n = scan_pids(&flt, pids, 8);
+	CHECK(n == 1 && pids[0] == a);
+
+	/* Filters combine: the right parent but a name that excludes a. */
+	pfk_ids_add(&flt.ppid, getpid());
+	flt.negate = true;
+	n = scan_pids(&flt, pids, 8);
+	CHECK(n > 0);
+	for (ssize_t i = 0; i < n && i < 8; i++)
+		CHECK(pids[i] != a);
+	pfk_filter_free(&flt);
+	reap(a);
+	reap(b);
+	return PASS;
+}
+
+static int t_lib_stat_odd_name(void)
+{
+	struct pfk_proc p = { 0 };
+	const char *odd = "a) (b ) 1 2";
+	pid_t pids[2];
+	int fd;
+	pid_t h = spawn_simple(odd);
+	char path[32];
+	struct pfk_filter flt;
+
+	CHECK(h > 0);
+	snprintf(path, sizeof(path), "/proc/%d", h);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0);
+	CHECK(pfk_read_stat(fd, &p, NULL, NULL, NULL) == 0);
+	CHECK(strcmp(p.name, odd) == 0);
+	CHECK(p.pgrp == getpgrp());
+	close(fd);
+
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	CHECK(set_pattern(&flt, "^a\\) \\(b \\) 1 2$") == 0);
+	pfk_ids_add(&flt.ppid, getpid());
+	CHECK(scan_pids(&flt, pids, 2) == 1 && pids[0] == h);
+	reap(h);
+	return PASS;
+}
+
+static int t_lib_newest_oldest(void)
+{
+	char name[16], re[40];
+	struct pfk_filter flt;
+	pid_t h[3], pids[4];
+	struct timespec gap = { 0, 30 * 1000 * 1000 };
+
+	unique_name(name, "no");
+	for (int i = 0; i < 3; i++) {
+		h[i] = spawn_simple(name);
+		CHECK(h[i] > 0);
+		nanosleep(&gap, NULL);	/* distinct start times */
+	}
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	snprintf(re, sizeof(re), "^%s$", name);
+	CHECK(set_pattern(&flt, re) == 0);
+	flt.pick = PFK_PICK_NEWEST;
+	CHECK(scan_pids(&flt, pids, 4) == 1 && pids[0] == h[2]);
+	flt.pick = PFK_PICK_OLDEST;
+	CHECK(scan_pids(&flt, pids, 4) == 1 && pids[0] == h[0]);
+	for (int i = 0; i < 3; i++)
+		reap(h[i]);
+	return PASS;
+}
+
+/* The match step then the signal step, the library way. */
+static int t_lib_signal_step(void)
+{
+	char name[16], re[40];
+	struct pfk_filter flt;
+	struct pfk_features feat;
+	struct pfk_proc procs[4];
+	struct pfk_scan *scan;
+	pid_t h;
+	ssize_t n;
+
+	pfk_probe_features(&feat);
+	unique_name(name, "ss");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	snprintf(re, sizeof(re), "^%s$", name);
+	CHECK(set_pattern(&flt, re) == 0);
+	scan = pfk_scan_open(&flt);
+	CHECK(scan);
+	n = pfk_scan_next(scan, procs, 4);
+	CHECK(n == 1 && procs[0].pid == h);
+	CHECK(!pending(h, SIGUSR1));
+	CHECK(pfk_signal(&procs[0], SIGUSR1, PFK_SCOPE_PROCESS, &feat) ==
+	      PFK_SIGNALED);
+	CHECK(pending(h, SIGUSR1));
+	pfk_proc_release(&procs[0]);
+	CHECK(pfk_scan_next(scan, procs, 4) == 0);
+	pfk_scan_close(scan);
+	reap(h);
+	return PASS;
+}
+
+/* A matched process that exits before the signal step is "gone". */
+static int t_lib_gone(void)
+{
+	char name[16], re[40];
+	struct pfk_filter flt;
+	struct pfk_features feat;
+	struct pfk_proc procs[2];
+	struct pfk_scan *scan;
+	pid_t h;
+
+	pfk_probe_features(&feat);
+	unique_name(name, "gn");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	snprintf(re, sizeof(re), "^%s$", name);
+	CHECK(set_pattern(&flt, re) == 0);
+	scan = pfk_scan_open(&flt);
+	CHECK(scan && pfk_scan_next(scan, procs, 2) == 1);
+	reap(h);
+	CHECK(pfk_signal(&procs[0], SIGUSR1, PFK_SCOPE_PROCESS, &feat) ==
+	      PFK_GONE);
+	pfk_proc_release(&procs[0]);
+	pfk_scan_close(scan);
+	return PASS;
+}
+
+/*
+ * The race made deterministic: match a process, kill and reap it, hand
+ * its PID to a newcomer through ns_last_pid, then run the signal step.
+ */
+static int race_in_ns(void)
+{
+	char name[16] = "pk_race_victim", re[40];
+	struct pfk_filter flt;
+	struct pfk_features feat;
+	struct pfk_proc stale[2], fresh[2];
+	struct pfk_scan *scan;
+	pid_t victim, newcomer;
+	int fd, len;
+	char buf[32];
+
+	pfk_probe_features(&feat);
+	victim = spawn_simple(name);
+	CHECK(victim > 0);
+
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	snprintf(re, sizeof(re), "^%s$", name);
+	CHECK(set_pattern(&flt, re) == 0);
+	scan = pfk_scan_open(&flt);
+	CHECK(scan && pfk_scan_next(scan, stale, 2) == 1);
+	pfk_scan_close(scan);
+	CHECK(stale[0].pid == victim);
+
+	reap(victim);
+	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	SKIP_IF(fd < 0, "ns_last_pid: %s", strerror(errno));
+	len = snprintf(buf, sizeof(buf), "%d", victim - 1);
+	SKIP_IF(write(fd, buf, len) != len, "write ns_last_pid: %s",
+		strerror(errno));
+	close(fd);
+	newcomer = spawn_simple(name);
+	CHECK(newcomer > 0);
+	SKIP_IF(newcomer != victim, "PID %d not reused (got %d)", victim,
+		newcomer);
+
+	/* The stale handle must not reach the newcomer. */
+	CHECK(pfk_signal(&stale[0], SIGUSR1, PFK_SCOPE_PROCESS, &feat) ==
+	      PFK_GONE);
+	CHECK(nothing_pending(newcomer));
+	/* Nor may waiting on it wait for the newcomer. */
+	stale[0].result = PFK_SIGNALED;
+	if (feat.pidfd_open) {
+		CHECK(pfk_wait(stale, 1, 10000, PFK_SCOPE_PROCESS, &feat) == 0);
+		CHECK(stale[0].result == PFK_EXITED);
+		CHECK(stale[0].pidfd < 0);
+	}
+	pfk_proc_release(&stale[0]);
+
+	/* Control: a fresh match does reach it, so the check above can fail. */
+	scan = pfk_scan_open(&flt);
+	CHECK(scan && pfk_scan_next(scan, fresh, 2) == 1);
+	CHECK(fresh[0].pid == newcomer);
+	CHECK(pfk_signal(&fresh[0], SIGUSR1, PFK_SCOPE_PROCESS, &feat) ==
+	      PFK_SIGNALED);
+	CHECK(pending(newcomer, SIGUSR1));
+	pfk_proc_release(&fresh[0]);
+	pfk_scan_close(scan);
+	reap(newcomer);
+	return PASS;
+}
+
+static int t_lib_pid_reuse_race(void)
+{
+	return in_new_pidns(race_in_ns);
+}
+
+/* Same race for a thread handle (the --thread path). */
+static int race_thread_in_ns(void)
+{
+	char name[16] = "pk_race_thr", re[40];
+	struct helper_opts o = { .threads = 1, .ruid = -1, .euid = -1,
+				 .rgid = -1 };
+	struct pfk_filter flt;
+	struct pfk_features feat;
+	struct pfk_proc stale[2];
+	struct pfk_scan *scan;
+	pid_t victim, newcomer;
+	int fd, len;
+	char buf[32];
+
+	pfk_probe_features(&feat);
+	SKIP_IF(!feat.pidfd_thread && !feat.taskfd_signal,
+		"kernel has no thread handles");
+	victim = spawn(name, &o);
+	CHECK(victim > 0);
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	snprintf(re, sizeof(re), "^%s$", name);	/* the main thread only */
+	CHECK(set_pattern(&flt, re) == 0);
+	flt.threads = true;
+	scan = pfk_scan_open(&flt);
+	CHECK(scan && pfk_scan_next(scan, stale, 2) == 1);
+	pfk_scan_close(scan);
+	CHECK(stale[0].pid == victim);
+	reap(victim);
+
+	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	SKIP_IF(fd < 0, "ns_last_pid: %s", strerror(errno));
+	len = snprintf(buf, sizeof(buf), "%d", victim - 1);
+	SKIP_IF(write(fd, buf, len) != len, "write ns_last_pid: %s",
+		strerror(errno));
+	close(fd);
+	newcomer = spawn_simple(name);
+	SKIP_IF(newcomer != victim, "PID not reused");
+	CHECK(pfk_signal(&stale[0], SIGUSR1, PFK_SCOPE_THREAD, &feat) ==
+	      PFK_GONE);
+	CHECK(nothing_pending(newcomer));
+	pfk_proc_release(&stale[0]);
+	reap(newcomer);
+	return PASS;
+}
+
+static int t_lib_thread_reuse_race(void)
+{
+	return in_new_pidns(race_thread_in_ns);
+}
+
+/* ------------------------------------------------------ end-to-end tests */
+
+static int t_e2e_default_term(void)
+{
+	char name[16];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "dt");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, name, NULL) == 0);
+	CHECK(pending(h, SIGTERM));
+	CHECK(r.out[0] == '\0' && r.err[0] == '\0');
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_signal_forms(void)
+{
+	char name[16];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "sf");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "-USR1", name, NULL) == 0);
+	CHECK(pfkill(&r, "-12", name, NULL) == 0);		/* USR2 */
+	CHECK(pfkill(&r, "--signal", "SIGHUP", name, NULL) == 0);
+	CHECK(pfkill(&r, "--signal=3", name, NULL) == 0);	/* QUIT */
+	CHECK(pfkill(&r, "-rtmin+1", name, NULL) == 0);
+	CHECK(pending(h, SIGUSR1) && pending(h, SIGUSR2) &&
+	      pending(h, SIGHUP) && pending(h, SIGQUIT) &&
+	      pending(h, SIGRTMIN + 1));
+	CHECK(!pending(h, SIGTERM));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_no_match(void)
+{
+	char name[16];
+	struct run r;
+
+	unique_name(name, "nm");
+	CHECK(pfkill(&r, name, NULL) == 1);
+	CHECK(pfgrep(&r, name, NULL) == 1);
+	CHECK(r.out[0] == '\0');
+	return PASS;
+}
+
+static int t_e2e_exact_icase(void)
+{
+	char name[16], part[16], upper[16];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "ex");
+	snprintf(part, sizeof(part), "%.*s", (int)strlen(name) - 1, name);
+	for (size_t i = 0; i <= strlen(name); i++)
+		upper[i] = (name[i] >= 'a' && name[i] <= 'z') ?
+			   name[i] - 32 : name[i];
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	CHECK(pfgrep(&r, part, NULL) == 0 && lists_pid(r.out, h));
+	CHECK(pfgrep(&r, "-x", part, NULL) == 1);
+	CHECK(pfgrep(&r, "-x", name, NULL) == 0 && lists_pid(r.out, h));
+	CHECK(pfgrep(&r, upper, NULL) == 1);
+	CHECK(pfgrep(&r, "-i", upper, NULL) == 0 && lists_pid(r.out, h));
+	CHECK(pfkill(&r, "-x", "-USR1", part, NULL) == 1);
+	CHECK(!pending(h, SIGUSR1));
+	CHECK(pfkill(&r, "-x", "-i", "-USR1", upper, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_full(void)
+{
+	char name[16], pat[64];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "fu");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	/* The command line is "pfkill-tests --helper NAME ...". */
+	snprintf(pat, sizeof(pat), "helper %s", name);
+	CHECK(pfgrep(&r, pat, NULL) == 1);
+	CHECK(pfgrep(&r, "-f", pat, NULL) == 0 && lists_pid(r.out, h));
+	CHECK(lines(r.out) == 1);
+	snprintf(pat, sizeof(pat), "^pfkill-tests --helper %s ", name);
+	CHECK(pfkill(&r, "-f", "-USR1", pat, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_list_formats(void)
+{
+	char name[16], want[128];
+	struct run r;
+	pid_t a, b;
+
+	unique_name(name, "lf");
+	a = spawn_simple(name);
+	b = spawn_simple(name);
+	CHECK(a > 0 && b > 0);
+	CHECK(pfgrep(&r, "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d\n%d\n", a, b);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfgrep(&r, "-d", ",", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d,%d\n", a, b);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfgrep(&r, "-l", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d %s\n%d %s\n", a, name, b, name);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfgrep(&r, "-c", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, "2\n") == 0);
+	CHECK(pfgrep(&r, "-a", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d pfkill-tests --helper %s ", a, name);
+	CHECK(strncmp(r.out, want, strlen(want)) == 0 && lines(r.out) == 2);
+	/* --list on pfkill lists and signals nothing. */
+	CHECK(pfkill(&r, "--list", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d\n%d\n", a, b);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(nothing_pending(a) && nothing_pending(b));
+	reap(a);
+	reap(b);
+	return PASS;
+}
+
+static int t_e2e_pfgrep_symlink(void)
+{
+	char link[PATH_MAX], name[16];
+	char *argv[] = { "pfgrep", "-x", name, NULL };
+	struct run r;
+	pid_t h;
+
+	snprintf(link, sizeof(link), "%.*s/pfgrep",
+		 (int)(strrchr(pfkill_path, '/') - pfkill_path), pfkill_path);
+	SKIP_IF(access(link, X_OK) != 0, "no pfgrep next to %.200s", pfkill_path);
+	unique_name(name, "sl");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	CHECK(run_prog(&r, link, 0, argv) == 0 && lists_pid(r.out, h));
+	CHECK(nothing_pending(h));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_echo_count(void)
+{
+	char name[16], want[64];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "ec");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "-e", "-USR1", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%s killed (pid %d)\n", name, h);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfkill(&r, "-c", "-USR2", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, "1\n") == 0);
+	CHECK(pending(h, SIGUSR1) && pending(h, SIGUSR2));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_json(void)
+{
+	char name[16], want[128];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "js");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	CHECK(pfgrep(&r, "--json", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want),
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"matched\"}\n", h, name);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfkill(&r, "--json", "-USR1", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want),
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"signaled\"}\n", h, name);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_parent(void)
+{
+	char name[16], me[16];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "pp");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	itoa_buf(me, getpid());
+	CHECK(pfgrep(&r, "-P", me, "-x", name, NULL) == 0 &&
+	      lists_pid(r.out, h));
+	CHECK(pfgrep(&r, "-P", "1", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-P", "1,2,", "-x", name, NULL) == 2);
+	/* No pattern: every child of ours but pfgrep itself. */
+	CHECK(pfgrep(&r, "--parent", me, NULL) == 0 && lists_pid(r.out, h) &&
+	      lines(r.out) == 1);
+	CHECK(pfkill(&r, "-USR1", "-P", me, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_pgrp_session(void)
+{
+	struct helper_opts grp = { .new_pgrp = true, .ruid = -1, .euid = -1,
+				   .rgid = -1 };
+	struct helper_opts ses = { .new_session = true, .ruid = -1,
+				   .euid = -1, .rgid = -1 };
+	char name[16], ids[16];
+	struct run r;
+	pid_t g, s;
+
+	unique_name(name, "gs");
+	g = spawn(name, &grp);
+	s = spawn(name, &ses);
+	CHECK(g > 0 && s > 0);
+	CHECK(pfgrep(&r, "-g", itoa_buf(ids, g), NULL) == 0);
+	CHECK(lists_pid(r.out, g) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-s", itoa_buf(ids, s), NULL) == 0);
+	CHECK(lists_pid(r.out, s) && lines(r.out) == 1);
+	/* 0 means our own group / session: g left our group, s both. */
+	CHECK(pfgrep(&r, "-g", "0", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-s", "0", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, g) && lines(r.out) == 1);
+	CHECK(pfkill(&r, "-USR1", "-g", itoa_buf(ids, g), NULL) == 0);
+	CHECK(pending(g, SIGUSR1) && !pending(s, SIGUSR1));
+	CHECK(pfkill(&r, "-USR2", "-s", itoa_buf(ids, s), "-x", name, NULL) == 0);
+	CHECK(pending(s, SIGUSR2) && !pending(g, SIGUSR2));
+	reap(g);
+	reap(s);
+	return PASS;
+}
+
+static int t_e2e_users(void)
+{
+	/* real uid 1000 / effective 0; real gid 1000 */
+	struct helper_opts o = { .ruid = 1000, .euid = 0, .rgid = 1000 };
+	char name[16];
+	struct run r;
+	pid_t h;
+
+	SKIP_IF(geteuid() != 0, "needs root to set ids");
+	unique_name(name, "us");
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfgrep(&r, "-u", "0", "-x", name, NULL) == 0 && lists_pid(r.out, h));
+	if (has_root_entries()) {
+		CHECK(pfgrep(&r, "-u", "root", "-x", name, NULL) == 0);
+		CHECK(pfgrep(&r, "-G", "root", "-x", name, NULL) == 1);
+	}
+	CHECK(pfgrep(&r, "-u", "1000", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-x", name, NULL) == 0 && lists_pid(r.out, h));
+	CHECK(pfgrep(&r, "-U", "0,5", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-U", "5,1000", "-x", name, NULL) == 0);
+	CHECK(pfgrep(&r, "-G", "1000", "-x", name, NULL) == 0 && lists_pid(r.out, h));
+	CHECK(pfgrep(&r, "-G", "0", "-x", name, NULL) == 1);
+	CHECK(pfkill(&r, "-USR1", "-U", "1000", "-x", name, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_terminal(void)
+{
+	struct helper_opts o = { .new_session = true, .ruid = -1, .euid = -1,
+				 .rgid = -1 };
+	char name[16], *pts;
+	struct run r;
+	pid_t h;
+	int master;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	SKIP_IF(master < 0, "no pseudo terminals: %s", strerror(errno));
+	SKIP_IF(grantpt(master) < 0 || unlockpt(master) < 0 ||
+		!(pts = ptsname(master)), "pty setup failed");
+	o.tty = pts;
+	unique_name(name, "tt");
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfgrep(&r, "-t", pts + 5, NULL) == 0);	/* "pts/N" */
+	CHECK(lists_pid(r.out, h) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-t", pts, "-x", name, NULL) == 0);
+	CHECK(pfgrep(&r, "--terminal", "?", "-x", name, NULL) == 1);
+	CHECK(pfkill(&r, "-USR1", "-t", pts + 5, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	close(master);
+	return PASS;
+}
+
+static int t_e2e_newest_oldest(void)
+{
+	struct timespec gap = { 0, 30 * 1000 * 1000 };
+	char name[16], want[32];
+	struct run r;
+	pid_t h[3];
+
+	unique_name(name, "nw");
+	for (int i = 0; i < 3; i++) {
+		h[i] = spawn_simple(name);
+		CHECK(h[i] > 0);
+		nanosleep(&gap, NULL);
+	}
+	CHECK(pfgrep(&r, "-n", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d\n", h[2]);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfgrep(&r, "--oldest", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%d\n", h[0]);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfkill(&r, "-USR1", "-o", "-x", name, NULL) == 0);
+	CHECK(pending(h[0], SIGUSR1) && !pending(h[1], SIGUSR1) &&
+	      !pending(h[2], SIGUSR1));
+	for (int i = 0; i < 3; i++)
+		reap(h[i]);
+	return PASS;
+}
+
+static int t_e2e_negate_list(void)
+{
+	char a[16], b[16], me[16];
+	struct run r;
+	pid_t ha, hb;
+
+	unique_name(a, "na");
+	unique_name(b, "nb");
+	ha = spawn_simple(a);
+	hb = spawn_simple(b);
+	CHECK(ha > 0 && hb > 0);
+	itoa_buf(me, getpid());
+	/* Negation covers every criterion, as in procps. */
+	CHECK(pfgrep(&r, "-v", "-x", a, NULL) == 0);
+	CHECK(!lists_pid(r.out, ha) && lists_pid(r.out, hb));
+	CHECK(!lists_pid(r.out, getpid()));	/* never our ancestors */
+	reap(ha);
+	reap(hb);
+	return PASS;
+}
+
+static char negate_name_a[16], negate_name_b[16];
+
+static int negate_kill_in_ns(void)
+{
+	struct run r;
+	pid_t a = spawn_simple(negate_name_a), b = spawn_simple(negate_name_b);
+
+	CHECK(a > 0 && b > 0);
+	/* Only our own namespace is visible: b is the one "not a". */
+	CHECK(pfkill(&r, "-v", "-USR1", "-x", negate_name_a, NULL) == 0);
+	CHECK(pending(b, SIGUSR1) && !pending(a, SIGUSR1));
+	reap(a);
+	reap(b);
+	return PASS;
+}
+
+static int t_e2e_negate_kill(void)
+{
+	unique_name(negate_name_a, "va");
+	unique_name(negate_name_b, "vb");
+	return in_new_pidns(negate_kill_in_ns);
+}
+
+static int t_e2e_never_self_or_ancestors(void)
+{
+	char name[16], token[32];
+	struct run r;
+
+	/* This test process is an ancestor of every pfgrep it runs. */
+	unique_name(name, "an");
+	prctl(PR_SET_NAME, name);
+	CHECK(pfgrep(&r, "-x", name, NULL) == 1);
+	CHECK(pfkill(&r, "-x", "-USR1", name, NULL) == 1);
+	CHECK(nothing_pending(getpid()));
+	CHECK(pfgrep(&r, "--include-ancestors", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, getpid()) && lines(r.out) == 1);
+	/* The pattern is in pfgrep's own command line: still never itself. */
+	snprintf(token, sizeof(token), "%s_self", name);
+	CHECK(pfgrep(&r, "--include-ancestors", "-f", token, NULL) == 1);
+	return PASS;
+}
+
+static int t_e2e_wait(void)
+{
+	struct helper_opts o = { .mortal = true, .ruid = -1, .euid = -1,
+				 .rgid = -1 };
+	char name[16], want[128];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "wt");
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "--wait", "--json", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want),
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"exited\"}\n", h, name);
+	CHECK(strcmp(r.out, want) == 0);
+	/* pfkill saw it exit, so it is a zombie now: reapable at once. */
+	int st;
+	CHECK(waitpid(h, &st, WNOHANG) == h);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	return PASS;
+}
+
+static int t_e2e_timeout_then(void)
+{
+	struct helper_opts o = { .ignore_term = true, .ruid = -1, .euid = -1,
+				 .rgid = -1 };
+	char name[16], want[128];
+	struct run r;
+	pid_t h;
+	int st;
+
+	unique_name(name, "to");
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	/* TERM is ignored: only the escalation can end it. */
+	CHECK(pfkill(&r, "--timeout", "100ms", "--then", "KILL", "--json",
+		     "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want),
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"exited\"}\n", h, name);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(waitpid(h, &st, WNOHANG) == h);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	return PASS;
+}
+
+static int t_e2e_timeout_alive(void)
+{
+	char name[16], want[128];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "ta");
+	h = spawn_simple(name);		/* blocks everything but KILL */
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "--timeout", "50ms", "--json", "-x", name, NULL) == 1);
+	snprintf(want, sizeof(want),
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"alive\"}\n", h, name);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(lines(r.err) == 1);
+	CHECK(pending(h, SIGTERM));
+	/* --then USR1 reaches only it: pending, still alive. */
+	CHECK(pfkill(&r, "--timeout", "10ms", "--then", "USR1", "-x", name,
+		     NULL) == 1);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_thread(void)
+{
+	struct helper_opts o = { .threads = 2, .ruid = -1, .euid = -1,
+				 .rgid = -1 };
+	struct pfk_features feat;
+	char name[16], t1[16], t2[16];
+	struct run r;
+	pid_t h, tid1, tid2;
+
+	pfk_probe_features(&feat);
+	unique_name(name, "th");
+	snprintf(t1, sizeof(t1), "%.13s1", name);
+	snprintf(t2, sizeof(t2), "%.13s2", name);
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	/* Listing threads works on any kernel. */
+	CHECK(pfgrep(&r, "--thread", "-x", t1, NULL) == 0 && lines(r.out) == 1);
+	tid1 = atoi(r.out);
+	CHECK(pfgrep(&r, "--thread", "-x", t2, NULL) == 0);
+	tid2 = atoi(r.out);
+	CHECK(tid1 > h && tid2 > h && tid1 != tid2);
+	CHECK(pfgrep(&r, "--thread", "-c", "-P", itoa_buf(t1, getpid()),
+		     "-f", name, NULL) == 0);
+	CHECK(strcmp(r.out, "3\n") == 0);
+	snprintf(t1, sizeof(t1), "%.13s1", name);
+
+	if (!feat.pidfd_thread && !feat.taskfd_signal) {
+		CHECK(pfkill(&r, "--thread", "-USR1", "-x", t1, NULL) == 3);
+		CHECK(lines(r.err) == 1 && strstr(r.err, "--thread"));
+		CHECK(nothing_pending(h));
+		reap(h);
+		SKIP_IF(1, "kernel has no thread handles (exit 3 checked)");
+	}
+	CHECK(pfkill(&r, "--thread", "-USR1", "-x", t1, NULL) == 0);
+	CHECK(thread_pending(h, tid1, SIGUSR1));
+	CHECK(!thread_pending(h, tid2, SIGUSR1));
+	CHECK(!thread_pending(h, h, SIGUSR1));
+	CHECK(!pending(h, SIGUSR1));		/* not the shared queue */
+	reap(h);
+	return PASS;
+}
+
+static int t_e2e_thread_wait(void)
+{
+	struct helper_opts o = { .threads = 1, .mortal = true, .ruid = -1,
+				 .euid = -1, .rgid = -1 };
+	struct pfk_features feat;
+	char name[16], t1[16];
+	struct run r;
+	pid_t h;
+	int st;
+
+	pfk_probe_features(&feat);
+	SKIP_IF(!feat.pidfd_thread, "kernel lacks PIDFD_THREAD");
+	unique_name(name, "tw");
+	snprintf(t1, sizeof(t1), "%.13s1", name);
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	/* A fatal signal to one thread kills the process; wait for it. */
+	CHECK(pfkill(&r, "--thread", "--wait", "-KILL", "-x", t1, NULL) == 0);
+	CHECK(waitpid(h, &st, 0) == h && WIFSIGNALED(st) &&
+	      WTERMSIG(st) == SIGKILL);
+	return PASS;
+}
+
+static int t_e2e_pgroup(void)
+{
+	struct helper_opts lead = { .new_pgrp = true, .ruid = -1, .euid = -1,
+				    .rgid = -1 };
+	struct helper_opts member = { .ruid = -1, .euid = -1, .rgid = -1 };
+	struct pfk_features feat;
+	char a[16], b[16];
+	struct run r;
+	pid_t leader, m, other;
+
+	pfk_probe_features(&feat);
+	unique_name(a, "gl");
+	unique_name(b, "gm");
+	leader = spawn(a, &lead);
+	CHECK(leader > 0);
+	member.join_pgrp = leader;
+	m = spawn(b, &member);
+	other = spawn_simple(b);
+	CHECK(m > 0 && other > 0);
+	if (!feat.signal_flags) {
+		CHECK(pfkill(&r, "--pgroup", "-USR1", "-x", a, NULL) == 3);
+		CHECK(lines(r.err) == 1 && strstr(r.err, "--pgroup"));
+		CHECK(nothing_pending(leader) && nothing_pending(m));
+		reap(leader), reap(m), reap(other);
+		SKIP_IF(1, "kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (exit 3 checked)");
+	}
+	/* Matching the leader signals the whole group. */
+	CHECK(pfkill(&r, "--pgroup", "-USR1", "-x", a, NULL) == 0);
+	CHECK(pending(leader, SIGUSR1) && pending(m, SIGUSR1));
+	CHECK(!pending(other, SIGUSR1));
+	/*
+	 * Matching a member (not a leader) reaches its group through the
+	 * leader; "other" is in our own group, which must be signaled
+	 * through our group leader... only if it matches: restrict with -g.
+	 */
+	char g[16];
+	CHECK(pfkill(&r, "--pgroup", "-USR2", "-x", b, "-g",
+		     itoa_buf(g, leader), NULL) == 0);
+	CHECK(pending(leader, SIGUSR2) && pending(m, SIGUSR2));
+	CHECK(!pending(other, SIGUSR2));
+	reap(leader);
+	reap(m);
+	reap(other);
+	return PASS;
+}
+
+static int t_e2e_batches(void)
+{
+	struct helper_opts mortal = { .mortal = true, .ruid = -1, .euid = -1,
+				      .rgid = -1 };
+	enum { N = 40 };
+	char name[16];
+	struct run r;
+	pid_t h[N];
+
+	/* 48 fds leave pfkill batches of 16 handles (8 with --wait). */
+	unique_name(name, "ba");
+	for (int i = 0; i < N; i++)
+		CHECK((h[i] = spawn_simple(name)) > 0);
+	CHECK(pfkill_nofile(&r, 48, "-c", "-USR1", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, "40\n") == 0);
+	for (int i = 0; i < N; i++)
+		CHECK(pending(h[i], SIGUSR1));
+	for (int i = 0; i < N; i++)
+		reap(h[i]);
+
+	unique_name(name, "bw");
+	for (int i = 0; i < N; i++)
+		CHECK((h[i] = spawn(name, &mortal)) > 0);
+	CHECK(pfkill_nofile(&r, 48, "-c", "--wait", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, "40\n") == 0);
+	for (int i = 0; i < N; i++)
+		CHECK(waitpid(h[i], NULL, WNOHANG) == h[i]);
+	return PASS;
+}
+
+static int t_e2e_help_version(void)
+{
+	struct run r;
+
+	CHECK(pfkill(&r, "--help", NULL) == 0 && strstr(r.out, "--timeout"));
+	CHECK(pfgrep(&r, "-h", NULL) == 0 && strstr(r.out, "pfgrep"));
+	CHECK(pfkill(&r, "--version", NULL) == 0);
+	CHECK(strstr(r.out, "PIDFD_SIGNAL_PROCESS_GROUP") &&
+	      strstr(r.out, "pidfd-thread="));
+	return PASS;
+}
+
+/* Every bad input: exit 2, exactly one line on stderr, nothing signaled. */
+static int t_e2e_bad_input(void)
+{
+	static const char *const cases[][5] = {
+		{ "--bogus" },
+		{ "-Z" },
+		{ "-u" },
+		{ "a[" },
+		{ "-u", "no_such_user_pfk" },
+		{ "-U", "4294967296" },
+		{ "-G", "no_such_group_pfk" },
+		{ "--signal", "NOPE" },
+		{ "--signal", "99" },
+		{ "-99999999999999999999" },
+		{ "-P", "99999999999999999999" },
+		{ "-g", "2147483648" },
+		{ "-s", "-1" },
+		{ "-t", "no_such_tty_pfk" },
+		{ "--timeout", "5x" },
+		{ "--timeout", "99999999999" },
+		{ "--then", "KILL" },
+		{ "--pgroup", "--thread" },
+		{ "--list", "--signal", "KILL" },
+		{ "-P", "1,,2" },
+		{ "extra_pattern" },
+	};
+	char name[16];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "bi");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[10];
+		int n = 0;
+
+		argv[n++] = "pfkill";
+		argv[n++] = "-USR1";
+		argv[n++] = "-x";
+		argv[n++] = name;
+		for (int k = 0; k < 5 && cases[i][k]; k++)
+			argv[n++] = (char *)cases[i][k];
+		argv[n] = NULL;
+		/* "a[" must be the pattern: drop our own name for it. */
+		if (strcmp(cases[i][0], "a[") == 0) {
+			argv[3] = "a[";
+			argv[4] = NULL;
+		}
+		run_prog(&r, pfkill_path, 0, argv);
+		if (r.status != 2 || lines(r.err) != 1 || r.out[0]) {
+			diag("case %zu (%s): status %d, stderr: %s", i,
+			     cases[i][0], r.status, r.err);
+			return FAIL;
+		}
+	}
+	/* No criteria at all. */
+	CHECK(pfkill(&r, NULL) == 2 && lines(r.err) == 1);
+	CHECK(pfgrep(&r, "-9", name, NULL) == 2 && lines(r.err) == 1);
+	CHECK(nothing_pending(h));
+	reap(h);
+	return PASS;
+}
+
+/* procps pgrep and pfgrep select the same pids for the shared options. */
+static int t_compare_procps(void)
+{
+	static const char pgrep_path[] = "/usr/bin/pgrep";
+	struct helper_opts grp = { .new_pgrp = true, .ruid = 1000, .euid = 0,
+				   .rgid = 1000 };
+	struct helper_opts ses = { .new_session = true, .ruid = -1,
+				   .euid = -1, .rgid = -1 };
+	struct timespec gap = { 0, 20 * 1000 * 1000 };
+	char a[16], b[16], up[16], me[16], gid[16], sid[16], full[64];
+	struct run rp, rf;
+	pid_t h[4];
+	int compared = 0;
+
+	SKIP_IF(access(pgrep_path, X_OK) != 0, "no procps pgrep here");
+	unique_name(a, "ca");
+	unique_name(b, "cb");
+	for (size_t i = 0; i <= strlen(a); i++)
+		up[i] = (a[i] >= 'a' && a[i] <= 'z') ? a[i] - 32 : a[i];
+	h[0] = spawn_simple(a);
+	nanosleep(&gap, NULL);
+	h[1] = spawn(a, &grp);
+	nanosleep(&gap, NULL);
+	h[2] = spawn(b, &ses);
+	nanosleep(&gap, NULL);
+	h[3] = spawn_simple(b);
+	for (int i = 0; i < 4; i++)
+		CHECK(h[i] > 0);
+	itoa_buf(me, getpid());
+	itoa_buf(gid, h[1]);
+	itoa_buf(sid, h[2]);
+	snprintf(full, sizeof(full), "helper %s", b);
+
+	/* Each row: options after "-P <us>". */
+	const char *const rows[][6] = {
+		{ a }, { "-x", a }, { "-x", "pk" }, { "-i", up }, { "pk" },
+		{ "-f", full }, { "-f", "-x", "pfkill-tests" },
+		{ "-u", "0", a }, { "-u", "1000" }, { "-U", "1000" },
+		{ "-U", "root,1000" }, { "-G", "1000" }, { "-G", "0" },
+		{ "-g", gid }, { "-s", sid }, { "-n", "pk" }, { "-o", "pk" },
+		{ "-l", "pk" }, { "-a", "pk" }, { "-d", ":", "pk" },
+		{ "-c", "pk" }, { "-x", "-i", up }, { "-l", "-n", b },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *argv[12];
+		int n = 0;
+
+		argv[n++] = "pgrep";
+		argv[n++] = "-P";
+		argv[n++] = me;
+		for (int k = 0; k < 6 && rows[i][k]; k++)
+			argv[n++] = (char *)rows[i][k];
+		argv[n] = NULL;
+		run_prog(&rp, pgrep_path, 0, argv);
+		argv[0] = "pfgrep";
+		run_prog(&rf, pfkill_path, 0, argv);
+		if (rp.status != rf.status || strcmp(rp.out, rf.out) != 0) {
+			diag("row %zu (%s %s): pgrep %d [%s] pfgrep %d [%s]",
+			     i, rows[i][0], rows[i][1] ? rows[i][1] : "",
+			     rp.status, rp.out, rf.status, rf.out);
+			return FAIL;
+		}
+		compared += rp.status == 0;
+	}
+	/* The comparison must have compared something. */
+	CHECK(compared >= 15);
+	for (int i = 0; i < 4; i++)
+		reap(h[i]);
+	return PASS;
+}
+
+/* ---------------------------------------------------------------- runner */
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} tests[] = {
+	{ "unit_parse_signal", t_parse_signal },
+	{ "unit_parse_numbers", t_parse_numbers },
+	{ "unit_lookup_ids", t_lookup_ids },
+	{ "unit_probe_features", t_probe_features },
+	{ "lib_match_name", t_lib_match_name },
+	{ "lib_stat_odd_name", t_lib_stat_odd_name },
+	{ "lib_newest_oldest", t_lib_newest_oldest },
+	{ "lib_signal_step", t_lib_signal_step },
+	{ "lib_gone_before_signal", t_lib_gone },
+	{ "lib_pid_reuse_race", t_lib_pid_reuse_race },
+	{ "lib_thread_reuse_race", t_lib_thread_reuse_race },
+	{ "e2e_default_term", t_e2e_default_term },
+	{ "e2e_signal_forms", t_e2e_signal_forms },
+	{ "e2e_no_match", t_e2e_no_match },
+	{ "e2e_exact_icase", t_e2e_exact_icase },
+	{ "e2e_full_cmdline", t_e2e_full },
+	{ "e2e_list_formats", t_e2e_list_formats },
+	{ "e2e_pfgrep_symlink", t_e2e_pfgrep_symlink },
+	{ "e2e_echo_count", t_e2e_echo_count },
+	{ "e2e_json", t_e2e_json },
+	{ "e2e_parent", t_e2e_parent },
+	{ "e2e_pgrp_session", t_e2e_pgrp_session },
+	{ "e2e_users_groups", t_e2e_users },
+	{ "e2e_terminal", t_e2e_terminal },
+	{ "e2e_newest_oldest", t_e2e_newest_oldest },
+	{ "e2e_negate_list", t_e2e_negate_list },
+	{ "e2e_negate_kill", t_e2e_negate_kill },
+	{ "e2e_never_self_or_ancestors", t_e2e_never_self_or_ancestors },
+	{ "e2e_wait", t_e2e_wait },
+	{ "e2e_timeout_then", t_e2e_timeout_then },
+	{ "e2e_timeout_alive", t_e2e_timeout_alive },
+	{ "e2e_thread", t_e2e_thread },
+	{ "e2e_thread_wait", t_e2e_thread_wait },
+	{ "e2e_pgroup", t_e2e_pgroup },
+	{ "e2e_batches", t_e2e_batches },
+	{ "e2e_help_version", t_e2e_help_version },
+	{ "e2e_bad_input", t_e2e_bad_input },
+	{ "compare_procps_pgrep", t_compare_procps },
+};
+
+static void find_pfkill(void)
+{
+	const char *env = getenv("PFKILL");
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	char dir[PATH_MAX - 16];
+
+	self_path[n > 0 ? n : 0] = '\0';
+	if (env && *env) {
+		snprintf(pfkill_path, sizeof(pfkill_path), "%.4000s", env);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%.4000s", self_path);
+	*strrchr(dir, '/') = '\0';
+	/* Installed side by side (guest: /bin), or tool/tests -> tool. */
+	snprintf(pfkill_path, sizeof(pfkill_path), "%s/pfkill", dir);
+	if (access(pfkill_path, X_OK) != 0)
+		snprintf(pfkill_path, sizeof(pfkill_path), "%s/../pfkill", dir);
+}
+
+int main(int argc, char **argv)
+{
+	size_t ntests = sizeof(tests) / sizeof(tests[0]);
+	int failed = 0, skipped = 0;
+
+	if (argc > 12 && strcmp(argv[1], "--helper") == 0)
+		return helper_main(argv);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	find_pfkill();
+	skip_reason = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (skip_reason == MAP_FAILED)
+		return 1;
+
+	printf("TAP version 13\n1..%zu\n", ntests);
+	printf("# pfkill: %s\n", pfkill_path);
+	for (size_t i = 0; i < ntests; i++) {
+		const char *filter = argc > 1 ? argv[1] : NULL;
+		pid_t pid;
+		int st, res;
+
+		if (filter && !strstr(tests[i].name, filter)) {
+			printf("ok %zu %s # SKIP filtered out\n", i + 1,
+			       tests[i].name);
+			skipped++;
+			continue;
+		}
+		skip_reason[0] = '\0';
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			alarm(60);	/* a hung test is a failure, not a hang */
+			_exit(tests[i].fn());
+		}
+		waitpid(pid, &st, 0);
+		res = WIFEXITED(st) ? WEXITSTATUS(st) : FAIL;
+		if (!WIFEXITED(st))
+			diag("test died with signal %d", WTERMSIG(st));
+		if (res == PASS) {
+			printf("ok %zu %s\n", i + 1, tests[i].name);
+		} else if (res == SKIP) {
+			printf("ok %zu %s # SKIP %s\n", i + 1, tests[i].name,
+			       skip_reason);
+			skipped++;
+		} else {
+			printf("not ok %zu %s\n", i + 1, tests[i].name);
+			failed++;
+		}
+	}
+	printf("# %zu tests: %zu passed, %d failed, %d skipped\n", ntests,
+	       ntests - failed - skipped, failed, skipped);
+	if (failed)
+		return 1;
+	return (size_t)skipped == ntests ? 4 : 0;
+}
