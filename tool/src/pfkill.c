@@ -228,6 +228,19 @@ static int parse_signal_or_die(const char *s)
 }
 
 /*
+ * Only upper case names count as "-SIG" (or digits): "-io" stays the
+ * option cluster -i -o rather than SIGIO.
+ */
+static bool signal_word(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '+' || *s == '-'))
+			return false;
+	return true;
+}
+
+/*
  * procps style "-KILL", "-9": take them out of argv before getopt sees
  * them (getopt would read "-USR1" as "-U SR1").  Only in pfkill mode.
  */
@@ -243,7 +256,8 @@ static void take_signal_args(struct pfkill_ctl *ctl, int *argc, char **argv)
 				argv[out++] = argv[i++];
 			break;
 		}
-		if (a[0] == '-' && a[1] != '-' && a[1] != '\0') {
+		if (a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
+		    signal_word(a + 1)) {
 			int sig = pfk_parse_signal(a + 1);
 
 			if (sig < 0 && a[1] >= '0' && a[1] <= '9')
@@ -432,8 +446,8 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	open_max = sysconf(_SC_OPEN_MAX);
 	if (open_max <= 0)
 		open_max = 1024;
-	if (!ctl->list_mode && (ctl->wait || ctl->scope != PFK_SCOPE_PROCESS))
-		per_handle = 2;
+	if (!ctl->list_mode)
+		per_handle += ctl->wait + (ctl->scope != PFK_SCOPE_PROCESS);
 	open_max = (open_max - 32) / per_handle;
 	return open_max > 0 ? (size_t)open_max : 1;
 }

@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -39,6 +42,7 @@ static char pfkill_path[PATH_MAX];
 static char self_path[PATH_MAX];
 static char *skip_reason;		/* shared with the test children */
 static unsigned int name_seq;
+static bool emulate_old_kernel;		/* run pfkill under old_kernel_filter */
 
 #define diag(...) do { printf("# " __VA_ARGS__); putchar('\n'); } while (0)
 
@@ -254,6 +258,35 @@ static void slurp(int fd, char *buf, size_t size)
 }
 
 /*
+ * Make this process see a Linux 5.3..6.8 kernel: pidfd_open() and
+ * pidfd_send_signal() refuse every flag with EINVAL, as they did before
+ * PIDFD_THREAD and PIDFD_SIGNAL_*.  Lets the host test the degraded paths.
+ */
+static int old_kernel_filter(void)
+{
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+	struct sock_filter f[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				 offsetof(struct seccomp_data, nr)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pidfd_open, 0, 2),
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 3, 4),
+		/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				 __NR_pidfd_send_signal, 0, 2),
+		/* 5 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(3)),
+		/* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		/* 7 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* 8 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+#undef ARG_LO
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
  * Run prog with argv (argv[0] decides pfkill/pfgrep behaviour), capturing
  * stdout and stderr.  nofile > 0 caps RLIMIT_NOFILE (soft and hard).
  */
@@ -275,6 +308,8 @@ static int run_prog(struct run *r, const char *prog, long nofile,
 
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
+		if (emulate_old_kernel && old_kernel_filter() < 0)
+			_exit(126);
 		execv(prog, argv);
 		_exit(127);
 	}
@@ -819,10 +854,14 @@ static int t_e2e_signal_forms(void)
 	CHECK(pfkill(&r, "-12", name, NULL) == 0);		/* USR2 */
 	CHECK(pfkill(&r, "--signal", "SIGHUP", name, NULL) == 0);
 	CHECK(pfkill(&r, "--signal=3", name, NULL) == 0);	/* QUIT */
-	CHECK(pfkill(&r, "-rtmin+1", name, NULL) == 0);
+	CHECK(pfkill(&r, "-RTMIN+1", name, NULL) == 0);
+	CHECK(pfkill(&r, "--signal", "rtmin+2", name, NULL) == 0);
+	/* "-io" is -i -o, not SIGIO. */
+	CHECK(pfkill(&r, "-io", "--signal", "USR1", name, NULL) == 0);
+	CHECK(!pending(h, SIGIO));
 	CHECK(pending(h, SIGUSR1) && pending(h, SIGUSR2) &&
 	      pending(h, SIGHUP) && pending(h, SIGQUIT) &&
-	      pending(h, SIGRTMIN + 1));
+	      pending(h, SIGRTMIN + 1) && pending(h, SIGRTMIN + 2));
 	CHECK(!pending(h, SIGTERM));
 	reap(h);
 	return PASS;
@@ -1538,6 +1577,39 @@ static int t_compare_procps(void)
 	return PASS;
 }
 
+/* On a kernel without PIDFD_THREAD / PIDFD_SIGNAL_*: clear refusals. */
+static int t_e2e_old_kernel(void)
+{
+	struct helper_opts o = { .threads = 1, .mortal = false, .ruid = -1,
+				 .euid = -1, .rgid = -1 };
+	char name[16], t1[16];
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "ok");
+	snprintf(t1, sizeof(t1), "%.13s1", name);
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	emulate_old_kernel = true;
+	CHECK(pfkill(&r, "--version", NULL) == 0);
+	SKIP_IF(r.status == 126, "seccomp not available");
+	CHECK(strstr(r.out, "pidfd-thread=no") && strstr(r.out, "signal-flags=no"));
+	CHECK(strstr(r.out, "procfd-signal=yes"));
+	if (!strstr(r.out, "taskfd-signal=yes")) {
+		CHECK(pfkill(&r, "--thread", "-USR1", "-x", t1, NULL) == 3);
+		CHECK(lines(r.err) == 1 && strstr(r.err, "--thread"));
+	}
+	CHECK(pfkill(&r, "--pgroup", "-USR1", "-x", name, NULL) == 3);
+	CHECK(lines(r.err) == 1 && strstr(r.err, "--pgroup"));
+	CHECK(nothing_pending(h));
+	/* Listing threads and plain signaling still work. */
+	CHECK(pfgrep(&r, "--thread", "-x", t1, NULL) == 0 && lines(r.out) == 1);
+	CHECK(pfkill(&r, "-USR1", "-x", name, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+	return PASS;
+}
+
 /* ---------------------------------------------------------------- runner */
 
 static const struct {
@@ -1579,6 +1651,7 @@ static const struct {
 	{ "e2e_thread_wait", t_e2e_thread_wait },
 	{ "e2e_pgroup", t_e2e_pgroup },
 	{ "e2e_batches", t_e2e_batches },
+	{ "e2e_old_kernel_degrades", t_e2e_old_kernel },
 	{ "e2e_help_version", t_e2e_help_version },
 	{ "e2e_bad_input", t_e2e_bad_input },
 	{ "compare_procps_pgrep", t_compare_procps },
