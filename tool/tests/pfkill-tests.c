@@ -936,6 +936,12 @@ static int t_e2e_list_formats(void)
 	a = spawn_simple(name);
 	b = spawn_simple(name);
 	CHECK(a > 0 && b > 0);
+	if (b < a) {		/* listed in pid order; PIDs may wrap */
+		pid_t t = a;
+
+		a = b;
+		b = t;
+	}
 	CHECK(pfgrep(&r, "-x", name, NULL) == 0);
 	snprintf(want, sizeof(want), "%d\n%d\n", a, b);
 	CHECK(strcmp(r.out, want) == 0);
@@ -1294,7 +1300,7 @@ static int t_e2e_thread(void)
 	struct helper_opts o = { .threads = 2, .ruid = -1, .euid = -1,
 				 .rgid = -1 };
 	struct pfk_features feat;
-	char name[16], t1[16], t2[16];
+	char name[16], t1[16], t2[16], path[64];
 	struct run r;
 	pid_t h, tid1, tid2;
 
@@ -1309,7 +1315,9 @@ static int t_e2e_thread(void)
 	tid1 = atoi(r.out);
 	CHECK(pfgrep(&r, "--thread", "-x", t2, NULL) == 0);
 	tid2 = atoi(r.out);
-	CHECK(tid1 > h && tid2 > h && tid1 != tid2);
+	CHECK(tid1 > 0 && tid2 > 0 && tid1 != tid2 && tid1 != h && tid2 != h);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", h, tid1);
+	CHECK(access(path, F_OK) == 0);
 	CHECK(pfgrep(&r, "--thread", "-c", "-P", itoa_buf(t1, getpid()),
 		     "-f", name, NULL) == 0);
 	CHECK(strcmp(r.out, "3\n") == 0);
