@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Entry points; the work is in scripts/. KERNEL=patched (default), stock
+# (the pristine Debian tree, same config) or debug (patched + debug.config).
+
+KERNEL ?= patched
+PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
+export KERNEL PIDFD_CACHE
+
+S := scripts
+
+.PHONY: help deps tree kernel initramfs run test bench stress checkpatch \
+	patches bisect-check clean
+
+help:
+	@echo "make run          boot the patched kernel: demo, then a shell (or power off)"
+	@echo "make test         tool host tests + guest test plan; ends 'N passed, N failed'"
+	@echo "make bench        stock vs patched benchmarks, ratio tables"
+	@echo "make stress       debug kernel stress plan"
+	@echo "make checkpatch   checkpatch.pl --strict over patches/"
+	@echo "make patches      regenerate patches/ from the cached tree's commits"
+	@echo "make bisect-check build the kernel after every patch of the series"
+	@echo
+	@echo "KERNEL=$(KERNEL)  PIDFD_CACHE=$(PIDFD_CACHE)"
+	@echo "tree:   $(PIDFD_CACHE)/src/linux (branch series, tag base)"
+	@echo "build:  $(PIDFD_CACHE)/build/$(KERNEL)   output: $(PIDFD_CACHE)/out/$(KERNEL)"
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+kernel: tree
+	@$(S)/kernel.sh
+
+initramfs: kernel
+	@$(S)/guest.sh
+
+run: initramfs
+	@$(S)/qemu.sh run
+
+test: initramfs
+	@$(S)/test.sh
+
+bench: deps
+	@$(S)/bench.sh
+
+stress: deps
+	@KERNEL=debug $(S)/stress.sh
+
+checkpatch: tree
+	@$(S)/checkpatch.sh
+
+patches:
+	@$(S)/patches.sh
+
+bisect-check: tree
+	@$(S)/bisect-check.sh
+
+clean:
+	rm -rf $(PIDFD_CACHE)/out

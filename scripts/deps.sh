@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages the harness needs, only those missing.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+packages=(linux-source-6.1 qemu-system-x86 busybox-static gcc make flex
+	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
+	libc6-dev coreutils)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+[ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]} (run as root or install them)"
+say "installing ${missing[*]}"
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest programs statically against the selected kernel's UAPI
+# headers and pack them with busybox into $OUT/initramfs.cpio:
+#   /init                 guest/init.c (PID 1)
+#   /bin                  busybox and its applets, guest/demo.c
+#   /tests/selftests      the tree's tools/testing/selftests/pidfd programs
+#   /tests/conformance    tests/*.c
+#   /tests/tool           the pfkill tool and its tests (tool/)
+#   /bench, /stress       bench/*.c, stress/*.c
+#   /plans/{test,run,bench,stress}
+# Only what changed is rebuilt; the kernel is never relinked for this.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+src=$(source_tree)
+headers=$OUT/headers/include
+root=$OUT/rootfs
+[ -d "$headers" ] || die "no kernel headers in $headers (run scripts/kernel.sh)"
+CFLAGS_GUEST="-static -O2 -g -Wall -pthread -isystem $headers"
+mkdir -p "$root"/{bin,tests/selftests,tests/conformance,tests/tool,bench,plans}
+
+# prune DIR SRCDIR: drop programs whose source is gone, so a removed
+# test does not linger in the image.
+prune() {
+	local f
+	for f in "$1"/*; do
+		[ -e "$f" ] && [ ! -e "$2/$(basename "$f").c" ] && rm -f "$f"
+	done
+	return 0
+}
+
+# stale OUTPUT INPUT...: OUTPUT is missing or older than an input.
+stale() {
+	local out=$1 f; shift
+	[ -e "$out" ] || return 0
+	for f; do [ "$f" -nt "$out" ] && return 0; done
+	return 1
+}
+
+# compile OUTPUT SOURCE [extra flags]: only when the output is stale.
+compile() {
+	local out=$1 src_file=$2; shift 2
+	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
+		$(dirname "$src_file")/*.h || return 0
+	echo "   CC $out" >&2
+	gcc $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
+}
+
+say "building guest programs ($KERNEL headers)"
+compile "$root/init" "$REPO/guest/init.c"
+compile "$root/bin/demo" "$REPO/guest/demo.c"
+
+# The tree's own pidfd selftests, built by their Makefile.
+mkdir -p "$OUT/selftests-pidfd"
+make -s -C "$src/tools/testing/selftests/pidfd" OUTPUT="$OUT/selftests-pidfd" \
+	KHDR_INCLUDES="-isystem $headers" LDFLAGS=-static CC=gcc >&2 ||
+	die "cannot build $src/tools/testing/selftests/pidfd"
+selftests=$(make -s -C "$src/tools/testing/selftests/pidfd" \
+	-f Makefile -f - <<<'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs \
+	OUTPUT="$OUT/selftests-pidfd")
+rm -f "$root"/tests/selftests/*
+for t in $selftests; do
+	cp "$OUT/selftests-pidfd/$t" "$root/tests/selftests/$t"
+done
+
+selftest_inc="-I$src/tools/testing/selftests -I$REPO/tests"
+conformance=()
+prune "$root/tests/conformance" "$REPO/tests"
+for c in "$REPO"/tests/*.c; do
+	[ -e "$c" ] || continue
+	t=$(basename "$c" .c)
+	compile "$root/tests/conformance/$t" "$c" $selftest_inc
+	conformance+=("$t")
+done
+
+# bench/*.c and stress/*.c: one program each, run by plans/bench and
+# plans/stress.
+for kind in bench stress; do
+	mkdir -p "$root/$kind"
+	prune "$root/$kind" "$REPO/$kind"
+	: > "$root/plans/$kind"
+	for c in "$REPO/$kind"/*.c; do
+		[ -e "$c" ] || continue
+		t=$(basename "$c" .c)
+		compile "$root/$kind/$t" "$c" -I"$REPO/$kind" $selftest_inc
+		echo "$kind:$t 1800 /$kind/$t" >> "$root/plans/$kind"
+	done
+done
+
+tool=no
+if [ -f "$REPO/tool/Makefile" ]; then
+	make -s -C "$REPO/tool" guest-install DESTDIR="$root/tests/tool" CC=gcc \
+		EXTRA_CFLAGS="-isystem $headers" >&2 || die "cannot build tool/ for the guest"
+	[ -x "$root/tests/tool/bin/pfkill-tests" ] && tool=yes
+fi
+
+# Plans: "name timeout program args".
+{
+	for t in $selftests; do
+		echo "selftests:pidfd:$t 300 /tests/selftests/$t"
+	done
+	for t in "${conformance[@]}"; do
+		echo "conformance:$t 300 /tests/conformance/$t"
+	done
+	[ $tool = yes ] && echo "tool:pfkill 300 /tests/tool/bin/pfkill-tests"
+} > "$root/plans/test"
+echo "demo 120 /bin/demo" > "$root/plans/run"
+
+# The cpio list for usr/gen_init_cpio.
+gen=$CACHE/bin/gen_init_cpio
+if [ ! -x "$gen" ]; then
+	mkdir -p "$CACHE/bin"
+	gcc -O2 -o "$gen" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
+fi
+list=$OUT/initramfs.list
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	for d in proc sys tmp etc root sbin usr usr/bin; do
+		echo "dir /$d 0755 0 0"
+	done
+	(cd "$root" && find . -mindepth 1 -type d | sort) | sed 's|^\.\(.*\)|dir \1 0755 0 0|'
+	(cd "$root" && find . -type f | sort) |
+		while read -r f; do
+			mode=0644; [ -x "$root/$f" ] && mode=0755
+			echo "file ${f#.} $root/${f#./} $mode 0 0"
+		done
+	(cd "$root" && find . -type l | sort) |
+		while read -r f; do echo "slink ${f#.} $(readlink "$root/$f") 0777 0 0"; done
+	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	for applet in $(/bin/busybox --list | grep -vx busybox); do
+		[ -e "$root/bin/$applet" ] || echo "slink /bin/$applet busybox 0777 0 0"
+	done
+} > "$list"
+"$gen" "$list" > "$OUT/initramfs.cpio.tmp" || die "gen_init_cpio failed"
+mv "$OUT/initramfs.cpio.tmp" "$OUT/initramfs.cpio"
+say "initramfs ready: $OUT/initramfs.cpio ($(du -h "$OUT/initramfs.cpio" | cut -f1)," \
+	"$(wc -l < "$root/plans/test") test programs)"

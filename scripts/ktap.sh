@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Judge a run: scripts/ktap.sh CONSOLE KTAP [KTAP...]
+#
+# Counts the test cases in the KTAP files: a program's own result lines
+# (indented four spaces) when it printed any, else the program's line.
+# A program that failed without a failing case counts as one failure, so
+# a crash or timeout is never lost. A KTAP file from the guest must end
+# with the end marker; the console must hold no panic, oops, BUG, WARNING
+# or sanitizer report. Prints the failures, then "N passed, N failed".
+set -uo pipefail
+
+console=$1; shift
+awk -v console="$console" '
+function finish_program(line, name,   failed_top) {
+	failed_top = line ~ /^not ok /
+	if (cases == 0) {
+		if (failed_top) { fail++; failures = failures "\n  FAIL " name line_reason(line) }
+		else if (line ~ /# SKIP/) { skip++; skips = skips "\n  SKIP " name }
+		else pass++
+	} else if (failed_top && case_fail == 0) {
+		fail++; failures = failures "\n  FAIL " name line_reason(line)
+	}
+	cases = 0; case_fail = 0
+}
+function line_reason(line) { return (match(line, /#.*/) ? " " substr(line, RSTART) : "") }
+function program_name(line) { sub(/^(not )?ok [0-9]+ /, "", line); sub(/ #.*/, "", line); return line }
+FNR == 1 { if (NR > 1 && need_end && !ended) missing = missing " " prev; prev = FILENAME; ended = 0; need_end = 0 }
+/^KTAP version/ { need_end = 1 }
+/^PIDFD-SIGNAL-END/ { ended = 1; next }
+/^# running / { current = $3 }
+/^    (not )?ok [0-9]+ / {
+	cases++
+	l = substr($0, 5)
+	name = current ":" program_name(l)
+	if (l ~ /^not ok/) { case_fail++; fail++; failures = failures "\n  FAIL " name }
+	else if (toupper(l) ~ /# SKIP/) { skip++; skips = skips "\n  SKIP " name line_reason(l) }
+	else pass++
+	next
+}
+/^(not )?ok [0-9]+ / { finish_program($0, program_name($0)); next }
+END {
+	if (need_end && !ended) missing = missing " " prev
+	if (missing != "") { fail++; failures = failures "\n  FAIL guest did not finish (no end marker):" missing }
+	while ((getline line < console) > 0) {
+		if (line ~ /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|still running after/) {
+			fail++; failures = failures "\n  FAIL console: " line
+		}
+	}
+	if (skips != "") printf "%d skipped:%s\n", skip, skips
+	if (failures != "") printf "failures:%s\n", failures
+	printf "%d passed, %d failed\n", pass, fail
+	exit fail != 0
+}' "$@"

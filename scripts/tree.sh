@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Extract Debian's linux-source-6.1 into the cache, make it a git repo
+# tagged "base" and apply patches/series on branch "series" with git am.
+#
+# Reapplies only when patches/ changed since the last application. If the
+# tree holds commits that are not in patches/ (someone is editing the
+# series there), it is left alone with a warning: run `make patches`.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+git_tree() { git -C "$TREE" "$@"; }
+
+extract() {
+	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing (apt-get install linux-source-6.1)"
+	say "extracting $SRC_TARBALL into $TREE (about a minute)"
+	rm -rf "$TREE.tmp"
+	mkdir -p "$TREE.tmp"
+	tar -xJf "$SRC_TARBALL" -C "$TREE.tmp" --strip-components=1 \
+		--checkpoint=10000 --checkpoint-action='ttyout=.'
+	echo >&2
+	cd "$TREE.tmp"
+	# Debian's top-level .gitignore ignores everything ("/*").
+	sed -i '\|^/\*$|d' .gitignore
+	git init -q -b series
+	git config user.name "pidfd-signal"
+	git config user.email "pidfd-signal@localhost"
+	git config core.autocrlf false
+	git config gc.auto 0
+	say "committing the pristine tree (about 30 s)"
+	git add -f -A
+	git commit -q -m "Debian linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
+	git tag base
+	cd - >/dev/null
+	mv "$TREE.tmp" "$TREE"
+}
+
+series_hash() {
+	(cd "$REPO/patches" && cat series $(grep -v '^#' series 2>/dev/null) 2>/dev/null) |
+		sha1sum | cut -d' ' -f1
+}
+
+apply_series() {
+	local p
+	say "applying patches/series onto base"
+	git_tree am --abort >/dev/null 2>&1 || true
+	git_tree checkout -q -f -B series base
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which does not exist"
+		if ! git_tree am -q --whitespace=nowarn "$REPO/patches/$p"; then
+			git_tree am --abort || true
+			die "patch does not apply: patches/$p"
+		fi
+		say "  applied $p"
+	done < "$REPO/patches/series"
+	git_tree rev-parse HEAD > "$CACHE/src/applied-head"
+	series_hash > "$CACHE/src/applied-series"
+}
+
+mkdir -p "$CACHE/src"
+[ -d "$TREE/.git" ] || extract
+
+if [ ! -f "$CACHE/src/applied-series" ]; then
+	apply_series
+elif [ "$(series_hash)" != "$(cat "$CACHE/src/applied-series")" ]; then
+	if [ "$(git_tree rev-parse HEAD)" != "$(cat "$CACHE/src/applied-head")" ]; then
+		die "patches/ changed and $TREE has its own new commits; regenerate patches/ (make patches) or reset the tree"
+	fi
+	apply_series
+elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$CACHE/src/applied-head")" ]; then
+	say "warning: $TREE has commits not in patches/ (building them; run make patches)"
+fi
+
+# The stock kernel builds from a worktree of the pristine tag.
+if [ ! -d "$CACHE/src/stock" ]; then
+	say "creating the stock worktree at tag base"
+	git_tree worktree add -q --detach "$CACHE/src/stock" base
+fi
