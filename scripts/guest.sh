@@ -96,6 +96,23 @@ if [ -f "$REPO/tool/Makefile" ]; then
 	[ -x "$root/tests/tool/bin/pfkill-tests" ] && tool=yes
 fi
 
+# Host programs some plans need (procps for bench, trinity and stress-ng
+# for stress), listed one per line in bench/host-programs and
+# stress/host-programs: copied with the shared libraries ldd names.
+for list in "$REPO"/{bench,stress}/host-programs; do
+	[ -f "$list" ] || continue
+	grep -v '^#' "$list" | while read -r prog; do
+		[ -n "$prog" ] || continue
+		path=$(command -v "$prog") || die "$list names $prog, not installed on the host"
+		for f in "$path" $(ldd "$path" 2>/dev/null | grep -o '/[^ ]*'); do
+			mkdir -p "$root$(dirname "$f")"
+			cp -uL "$f" "$root$f"
+		done
+		mkdir -p "$root/usr/bin"
+		[ "$path" = "/usr/bin/$(basename "$path")" ] || cp -uL "$path" "$root/usr/bin/"
+	done
+done
+
 # Plans: "name timeout program args".
 {
 	for t in $selftests; do
