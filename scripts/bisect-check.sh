@@ -5,6 +5,8 @@
 # worktree and O= directory of its own so the test build stays warm.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+lock tree s
+lock build-bisect x
 
 wt=$CACHE/src/bisect
 obj=$CACHE/build/bisect

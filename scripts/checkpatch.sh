@@ -5,6 +5,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# spdxcheck.py wants Debian's python3 (with python3-ply), not a local one.
+export PATH=/usr/bin:$PATH
 status=0
 while read -r p; do
 	case $p in ''|'#'*) continue ;; esac

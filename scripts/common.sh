@@ -29,3 +29,20 @@ source_tree() {
 	*) die "unknown KERNEL=$KERNEL (patched, stock or debug)" ;;
 	esac
 }
+
+# lock NAME s|x: take $CACHE/NAME.lock shared or exclusive until the script
+# exits, waiting (and saying so) while another run holds it. Builds read
+# the tree under "tree" shared; tree.sh rewrites it under "tree"
+# exclusive; one build dir is used by one run at a time ("build-KERNEL").
+# A script started by a holder inherits the lock.
+lock() {
+	local var=PIDFD_LOCK_${1//-/_} fd
+	[ -n "${!var:-}" ] && return 0
+	mkdir -p "$CACHE"
+	exec {fd}>"$CACHE/$1.lock"
+	if ! flock -n "-$2" "$fd"; then
+		say "waiting for another run that holds $CACHE/$1.lock"
+		flock "-$2" "$fd"
+	fi
+	export "$var=1"
+}

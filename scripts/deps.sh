@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages the harness needs, only those missing.
+# (python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py.)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 packages=(linux-source-6.1 qemu-system-x86 busybox-static gcc make flex
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
-	libc6-dev coreutils)
+	libc6-dev coreutils util-linux python3-ply python3-git)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -13,6 +13,8 @@
 # Only what changed is rebuilt; the kernel is never relinked for this.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+lock tree s
+lock "build-$KERNEL" x
 
 src=$(source_tree)
 headers=$OUT/headers/include

@@ -7,6 +7,8 @@
 # every requested option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+lock tree s
+lock "build-$KERNEL" x
 
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
@@ -17,7 +19,7 @@ kmake() { make -s -C "$src" O="$BUILD" CC="ccache gcc" -j"$JOBS" "$@"; }
 # Show progress without the full compile log: a count every 200 objects,
 # and every line that is not a plain "  CC foo.o" (warnings, errors).
 progress() {
-	awk '/^  [A-Z]/ { if (++n % 200 == 0) printf "   ... %d steps\n", n; next }
+	awk '/^  [A-Z]/ { if (++n % 200 == 0) { printf "   ... %d steps\n", n; fflush() }; next }
 	     /^make(\[[0-9]+\])?: (Entering|Leaving)/ { next }
 	     { print "   " $0 } END { printf "   %d steps\n", n }' >&2
 }

@@ -6,6 +6,7 @@
 # The hand-written 0000-cover-letter.patch is kept.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+lock tree x
 
 cd "$REPO/patches"
 git -C "$TREE" diff --quiet HEAD || die "$TREE has uncommitted changes"

@@ -8,6 +8,7 @@
 # PIDFD_TIMEOUT seconds: running out is a failure, never a hang.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+lock "build-$KERNEL" x
 
 plan=$1; shift
 kernel=$BUILD/arch/x86/boot/bzImage

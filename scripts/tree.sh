@@ -9,6 +9,7 @@
 # series there), it is left alone with a warning: run `make patches`.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+lock tree x
 
 git_tree() { git -C "$TREE" "$@"; }
 

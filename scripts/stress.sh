@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make stress: build the debug kernel (kconfig/debug.config), boot it with
+# the stress plan (stress/*.c) and print one table: scenario, attempts,
+# failures (wrong deliveries or broken invariants), splats (console
+# reports while that program ran), leaks. Fails on any failure, splat,
+# leak or missing program result (scripts/ktap.sh judges the run).
+#
+# Durations and sizes are guest parameters, passed on the kernel command
+# line; override any of them with STRESS_ARGS, e.g.
+#   STRESS_ARGS="pidfd.stress_attempts=1000000 pidfd.stress_fuzz_seconds=600" make stress
+# STRESS_PANIC=1 also boots with panic_on_warn=1 (stop at the first splat).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+[ "$KERNEL" = debug ] || say "warning: stress on KERNEL=$KERNEL (make stress uses debug)"
+start=$SECONDS
+
+# trinity and stress-ng go into the image (stress/host-programs).
+missing=()
+for p in trinity stress-ng; do command -v "$p" >/dev/null || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
+		die "cannot install ${missing[*]}"
+fi
+
+"$REPO/scripts/tree.sh"
+"$REPO/scripts/kernel.sh"
+"$REPO/scripts/guest.sh"
+built=$((SECONDS - start))
+
+# slab_nomerge: a "pid" cache of its own in /sys/kernel/slab;
+# kasan_multi_shot: report every KASAN error, not just the first.
+args=(slab_nomerge kasan_multi_shot)
+[ "${STRESS_PANIC:-0}" = 1 ] && args+=(panic_on_warn=1)
+read -r -a user_args <<<"${STRESS_ARGS:-}"
+GUEST_MEM=${GUEST_MEM:-2048} PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-1700} \
+	"$REPO/scripts/qemu.sh" stress "${args[@]}" "${user_args[@]}"
+
+# The table. Rows come from the programs ("# ROW ..." in the KTAP file);
+# splats are counted in the console between "# running" markers.
+splats=$OUT/stress.splats
+awk '/# running stress:/ { prog = $3; sub(/^stress:/, "", prog); next }
+     /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage/ {
+	n[prog == "" ? "boot" : prog]++
+     }
+     END { for (p in n) print p, n[p] }' "$OUT/stress.console" > "$splats"
+echo
+awk -v splatfile="$splats" '
+BEGIN {
+	while ((getline l < splatfile) > 0) { split(l, a, " "); splat[a[1]] = a[2] }
+	fmt = "%-44s %10s %9s %7s  %-22s %s\n"
+	printf fmt, "scenario", "attempts", "failures", "splats", "leaks", "note"
+}
+/^# running stress:/ { prog = $3; sub(/^stress:/, "", prog); seen[prog] = 1; next }
+/^    # ROW / {
+	line = substr($0, 11)
+	split(line, f, "|")
+	s = (prog in splat) ? splat[prog] : 0
+	shown[prog] = 1
+	printf fmt, f[1], f[2], f[3], s, f[4], f[5]
+	if (f[3] != "n/a" && f[3] != 0 && f[1] != "recycle:kill(2)") bad++
+	if (f[1] == "recycle:kill(2)") killrow = f[3]
+}
+END {
+	for (p in seen) if (!(p in shown)) printf fmt, p, "-", "-", ((p in splat) ? splat[p] : 0), "-", "no result rows: crashed or timed out"
+	if ("boot" in splat) printf fmt, "boot", "-", "-", splat["boot"], "-", "before the first program"
+	if (killrow == "" || killrow == 0) print "note: kill(2) showed no wrong delivery this run (the race is probabilistic)"
+}' "$OUT/stress.ktap"
+echo
+say "make stress: $((SECONDS - start)) s in all (build $built s, guest $((SECONDS - start - built)) s)"
+"$REPO/scripts/ktap.sh" "$OUT/stress.console" "$OUT/stress.ktap"
