@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the bench/ programs: syscall wrappers with fallbacks for
+ * headers without the series, and the A/B ratio harness.
+ *
+ * A pair is two ops doing the same job by two paths. Both run in the
+ * same process, in alternating rounds (A B, B A, A B, ...: alternating
+ * the order cancels a slow drift of the machine). A round is itself cut
+ * into chunks, A and B again alternating, and each side's round time is
+ * the median of its chunks: the host is shared, and a chunk during which
+ * QEMU's thread lost its CPU is thrown out instead of skewing the round.
+ * Only the per-round ratio A/B is trusted; absolute nanoseconds are
+ * printed for the stock-vs-patched normalisation done by scripts/bench.sh.
+ *
+ * Output, one machine-readable line per pair:
+ *   # bench: name,A label,B label,median,min,max,A median ns,B median ns
+ * with "n/a" for every figure that could not be measured.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+/* The series' ABI (upstream 6.9 values); absent from stock headers. */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef PIDFD_SIGNAL_THREAD
+#define PIDFD_SIGNAL_THREAD (1UL << 0)
+#endif
+#ifndef PIDFD_SIGNAL_THREAD_GROUP
+#define PIDFD_SIGNAL_THREAD_GROUP (1UL << 1)
+#endif
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
+#endif
+#ifndef PIDFD_SELF_THREAD
+#define PIDFD_SELF_THREAD -10000
+#endif
+#ifndef PIDFD_SELF_THREAD_GROUP
+#define PIDFD_SELF_THREAD_GROUP -10001
+#endif
+
+#define BENCH_ROUNDS	15	/* the issue asks for at least 7; short rounds, many */
+#define BENCH_MAX_ROUNDS 32
+#define BENCH_CHUNKS	15	/* per side and round, at most */
+#define BENCH_ROUND_NS	150000000.0	/* per side and round */
+
+static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
+{
+	return syscall(SYS_pidfd_open, pid, flags);
+}
+
+static inline int sys_pidfd_send_signal(int fd, int sig, siginfo_t *info,
+					unsigned int flags)
+{
+	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
+}
+
+static inline int sys_tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	return syscall(SYS_tgkill, tgid, tid, sig);
+}
+
+static inline double bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * Delivery benchmarks send a blocked signal to themselves and take it
+ * back at once: the whole path (queueing, dequeueing) is measured
+ * without a second process's scheduling in the way.
+ */
+#define BENCH_SIG SIGUSR1
+
+static inline int bench_block_sig(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, BENCH_SIG);
+	return sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Dequeue the pending BENCH_SIG; -1 (EAGAIN) when the send did not land. */
+static inline int bench_consume(void)
+{
+	static const struct timespec zero;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, BENCH_SIG);
+	return sigtimedwait(&set, NULL, &zero) == BENCH_SIG ? 0 : -1;
+}
+
+/* A child that only waits to be signaled, and dies with us. */
+static inline pid_t bench_fork_idler(pid_t pgid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (pgid >= 0)
+			setpgid(0, pgid);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	if (pid > 0 && pgid >= 0)
+		setpgid(pid, pgid ? pgid : pid);	/* both sides: no race */
+	return pid;
+}
+
+/* An op runs its job @iters times; 0, or -1 with errno on failure. */
+typedef int (*bench_op)(void *ctx, long iters);
+
+struct bench_side {
+	const char *label;
+	bench_op op;
+	void *ctx;
+};
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static inline double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Time an op spends on setup that is not part of the job (for instance
+ * opening one-shot files ahead of the timed writes): it adds it here and
+ * time_side() leaves it out.
+ */
+static double bench_untimed_ns;
+
+/* Rounds per pair; slow pairs may lower it, not below 7. */
+static int bench_rounds = BENCH_ROUNDS;
+
+/* Nanoseconds per job for one run of @iters, or -1 when the op failed. */
+static inline double time_side(const struct bench_side *s, long iters)
+{
+	double t0;
+
+	bench_untimed_ns = 0;
+	t0 = bench_now_ns();
+	if (s->op(s->ctx, iters))
+		return -1;
+	return (bench_now_ns() - t0 - bench_untimed_ns) / iters;
+}
+
+static inline void bench_na(const char *name, const char *a, const char *b,
+			    const char *why)
+{
+	printf("# bench: %s,%s,%s,n/a,n/a,n/a,n/a,n/a\n", name, a, b);
+	printf("%-28s %-30s n/a (%s)\n", name, a, why);
+	fflush(stdout);
+}
+
+/*
+ * Measure A against B. Returns the median ratio, or -1 when a side
+ * failed (reported as n/a).
+ */
+static inline double bench_pair(const char *name, struct bench_side a,
+				struct bench_side b)
+{
+	double ratio[BENCH_MAX_ROUNDS], ans[BENCH_MAX_ROUNDS], bns[BENCH_MAX_ROUNDS];
+	int rounds = bench_rounds < BENCH_MAX_ROUNDS ? bench_rounds : BENCH_MAX_ROUNDS;
+	double ca[BENCH_CHUNKS], cb[BENCH_CHUNKS], ta, tb, lo, hi, ra;
+	long iters = 1, chunks;
+	int r, c;
+
+	/* Calibrate on the slower side: grow until a run takes ~1/8 round. */
+	for (;;) {
+		ta = time_side(&a, iters);
+		tb = time_side(&b, iters);
+		if (ta < 0 || tb < 0) {
+			bench_na(name, a.label, b.label, strerror(errno));
+			return -1;
+		}
+		if ((ta > tb ? ta : tb) * iters > BENCH_ROUND_NS / 8)
+			break;
+		iters *= 4;
+	}
+	iters = BENCH_ROUND_NS / (ta > tb ? ta : tb);
+	if (iters < 1)
+		iters = 1;
+
+	chunks = iters < BENCH_CHUNKS ? iters : BENCH_CHUNKS;
+	iters /= chunks;	/* now per chunk */
+
+	for (r = 0; r < rounds; r++) {
+		for (c = 0; c < chunks; c++) {
+			if ((r + c) % 2) {
+				cb[c] = time_side(&b, iters);
+				ca[c] = time_side(&a, iters);
+			} else {
+				ca[c] = time_side(&a, iters);
+				cb[c] = time_side(&b, iters);
+			}
+			if (ca[c] < 0 || cb[c] < 0) {
+				bench_na(name, a.label, b.label, strerror(errno));
+				return -1;
+			}
+		}
+		ans[r] = median(ca, chunks);
+		bns[r] = median(cb, chunks);
+		ratio[r] = ans[r] / bns[r];
+	}
+	lo = hi = ratio[0];
+	for (r = 1; r < rounds; r++) {
+		lo = ratio[r] < lo ? ratio[r] : lo;
+		hi = ratio[r] > hi ? ratio[r] : hi;
+	}
+	ra = median(ratio, rounds);
+	ta = median(ans, rounds);
+	tb = median(bns, rounds);
+	printf("# bench: %s,%s,%s,%.4f,%.4f,%.4f,%.0f,%.0f\n", name, a.label,
+	       b.label, ra, lo, hi, ta, tb);
+	printf("%-28s %-30s %8.0f ns  vs %-22s %8.0f ns  ratio %.3f [%.3f..%.3f]  (%ld x %ld iters x %d rounds)\n",
+	       name, a.label, ta, b.label, tb, ra, lo, hi, chunks, iters, rounds);
+	fflush(stdout);
+	return ra;
+}
+
+#endif /* BENCH_H */

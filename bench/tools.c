@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace: pfgrep/pfkill against procps pgrep/pkill, over 100, 1000
+ * and 5000 matching processes that this program starts itself.
+ *
+ *   tools [-n 100,1000,5000] [-p PFKILL] [-g PGREP] [-k PKILL] [-s STRACE -o DIR]
+ *
+ * Without options (the guest plan) it uses the guest's paths. Each
+ * measured op is one run of the command, stdout counted through a pipe
+ * so a tool that matched the wrong number of processes is caught
+ * instead of timed. The matched processes carry a name unique to this
+ * run and are our children, and the commands also say so (-x NAME
+ * -P OURPID): they can never select anybody else's process. The kill
+ * commands send SIGURG, which the children ignore, so the same
+ * processes serve every round. With -s, every command also runs once
+ * per size under `strace -f -c -o DIR/<tool>-<n>.txt`.
+ *
+ * In the guest a run at 5000 takes seconds under TCG, so the sizes can
+ * come from the kernel command line, pidfd.bench_tools=100,1000 or
+ * =none (scripts/bench.sh runs them in the patched boot only).
+ */
+#include "bench.h"
+
+struct cmd {
+	const char *tool;	/* short name for files and labels */
+	char *argv[12];
+	long expect_lines;	/* -1: do not count */
+};
+
+static int run(struct cmd *c, const char *strace, const char *out)
+{
+	char buf[65536], *argv[20];
+	long lines = 0;
+	int p[2], status, i, a = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (strace) {
+		argv[a++] = (char *)strace;
+		argv[a++] = "-f";
+		argv[a++] = "-c";
+		argv[a++] = "-o";
+		argv[a++] = (char *)out;
+	}
+	for (i = 0; c->argv[i]; i++)
+		argv[a++] = c->argv[i];
+	argv[a] = NULL;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    (c->expect_lines >= 0 && lines != c->expect_lines)) {
+		fprintf(stderr, "%s: status %#x, %ld lines (want %ld)\n",
+			c->tool, status, lines, c->expect_lines);
+		errno = WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+			ENOENT : EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int op_run(void *ctx, long n)
+{
+	while (n--)
+		if (run(ctx, NULL, NULL))
+			return -1;
+	return 0;
+}
+
+/* Start children up to @want, each renamed to @name before we go on. */
+static int spawn(pid_t *kids, int have, int want, const char *name)
+{
+	int p[2], i;
+	char c = 0;
+
+	if (pipe(p))
+		return -1;
+	for (i = have; i < want; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			prctl(PR_SET_NAME, name);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (write(p[1], &c, 1) != 1)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		if (kids[i] < 0)
+			return -1;
+	}
+	for (i = have; i < want; i++)
+		if (read(p[0], &c, 1) != 1)
+			return -1;
+	close(p[0]);
+	close(p[1]);
+	return 0;
+}
+
+static void sizes_from_cmdline(char *sizes, size_t len)
+{
+	char line[4096], *word, *save;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f))
+		for (word = strtok_r(line, " \n", &save); word;
+		     word = strtok_r(NULL, " \n", &save))
+			if (!strncmp(word, "pidfd.bench_tools=", 18))
+				snprintf(sizes, len, "%s", word + 18);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *pfkill = "/tests/tool/bin/pfkill", *pgrep = "/usr/bin/pgrep";
+	const char *pkill = "/usr/bin/pkill", *strace = NULL, *dir = "/tmp";
+	char sizes_arg[64] = "100,1000,5000", name[16], ppid[16], pat[24];
+	char *size, *save;
+	pid_t *kids = NULL;
+	int have = 0, opt, i;
+
+	while ((opt = getopt(argc, argv, "n:p:g:k:s:o:")) != -1) {
+		switch (opt) {
+		case 'n': snprintf(sizes_arg, sizeof(sizes_arg), "%s", optarg); break;
+		case 'p': pfkill = optarg; break;
+		case 'g': pgrep = optarg; break;
+		case 'k': pkill = optarg; break;
+		case 's': strace = optarg; break;
+		case 'o': dir = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s [-n N,..] [-p pfkill] [-g pgrep] [-k pkill] [-s strace -o dir]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (argc == 1) {
+		/* The guest: tinyconfig (BASE_SMALL) caps pid_max at 4096. */
+		FILE *f = fopen("/proc/sys/kernel/pid_max", "w");
+
+		if (f) {
+			fprintf(f, "32768\n");	/* PID_MAX_LIMIT there */
+			fclose(f);
+		}
+		sizes_from_cmdline(sizes_arg, sizeof(sizes_arg));
+	}
+	if (!strcmp(sizes_arg, "none"))
+		return 0;
+	/* Each run here is a whole process scan: 7 rounds are enough. */
+	bench_rounds = 7;
+	snprintf(name, sizeof(name), "pfb-%d", getpid());
+	snprintf(ppid, sizeof(ppid), "%d", getpid());
+	snprintf(pat, sizeof(pat), "^%s$", name);
+
+	for (size = strtok_r(sizes_arg, ",", &save); size;
+	     size = strtok_r(NULL, ",", &save)) {
+		int n = atoi(size);
+		struct cmd cmds[4] = {
+			{ "pfgrep", { (char *)pfkill, "--list", "-x", "-P", ppid, pat }, n },
+			{ "pgrep", { (char *)pgrep, "-x", "-P", ppid, pat }, n },
+			{ "pfkill", { (char *)pfkill, "-URG", "-x", "-P", ppid, pat }, 0 },
+			{ "pkill", { (char *)pkill, "-URG", "-x", "-P", ppid, pat }, 0 },
+		};
+		char bname[32], out[256];
+
+		if (n <= have)
+			continue;
+		kids = realloc(kids, n * sizeof(*kids));
+		if (!kids || spawn(kids, have, n, name)) {
+			perror("spawn");
+			return 1;
+		}
+		have = n;
+
+		snprintf(bname, sizeof(bname), "tools.list.%d", n);
+		bench_pair(bname, (struct bench_side){ "pfgrep", op_run, &cmds[0] },
+			   (struct bench_side){ "pgrep", op_run, &cmds[1] });
+		snprintf(bname, sizeof(bname), "tools.kill.%d", n);
+		bench_pair(bname, (struct bench_side){ "pfkill -URG", op_run, &cmds[2] },
+			   (struct bench_side){ "pkill -URG", op_run, &cmds[3] });
+
+		for (i = 0; strace && i < 4; i++) {
+			snprintf(out, sizeof(out), "%s/%s-%d.txt", dir, cmds[i].tool, n);
+			if (run(&cmds[i], strace, out))
+				printf("# strace of %s failed\n", cmds[i].tool);
+		}
+	}
+
+	for (i = 0; i < have; i++)
+		kill(kids[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
