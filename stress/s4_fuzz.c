@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzzing, for pidfd.stress_fuzz_seconds=N (default 120), three at once:
+ *
+ * - our argument fuzzer: pidfd_send_signal, pidfd_open, pidfd_getfd,
+ *   waitid(P_PIDFD) and poll over a pool of handles of every kind (and
+ *   of things that are not handles), with random signals, flags and
+ *   siginfo; random bytes written to kill files. Two instances, one as
+ *   root and one as uid 1000, each in its own session with its own
+ *   victims (re-forked when a random signal kills them; a fuzzer that
+ *   kills itself is re-forked too). Invariants checked: unknown or
+ *   combined scope flags give EINVAL whatever the fd; nothing but
+ *   documented errors comes back; a kill file never accepts garbage.
+ * - Debian's trinity restricted to pidfd_send_signal, pidfd_open,
+ *   pidfd_getfd, waitid and clone3 (if /usr/bin/trinity is in the image);
+ * - Debian's stress-ng pidfd, kill, sigq and clone stressors.
+ *
+ * The judge is the console: zero splats (scripts/stress.sh counts them).
+ */
+#include "stress.h"
+#include <poll.h>
+#include <pwd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#define TRINITY "/usr/bin/trinity"
+#define STRESSNG "/usr/bin/stress-ng"
+#define NVICTIMS 4
+#define NFDS 48
+
+static struct features feat;
+static struct {
+	atomic_long calls, breaks, writes, write_breaks, restarts;
+	atomic_int first_break_line, first_break_errno;
+} *F;
+
+#define BREAK(e) do {							\
+	int zero = 0;							\
+	atomic_fetch_add(&F->breaks, 1);				\
+	if (atomic_compare_exchange_strong(&F->first_break_line, &zero, __LINE__)) \
+		atomic_store(&F->first_break_errno, (e));		\
+} while (0)
+
+static pid_t victims[NVICTIMS];
+static int fds[NFDS];
+
+static void respawn_victims(void)
+{
+	int i;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	for (i = 0; i < NVICTIMS; i++) {
+		if (victims[i] > 0 && kill(victims[i], 0) == 0)
+			continue;
+		victims[i] = fork();
+		if (victims[i] == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (i & 1)
+				setpgid(0, 0);
+			for (;;)
+				pause();
+		}
+	}
+}
+
+/* A random handle, non-handle or garbage fd for slot i. */
+static void refill(int i, unsigned long *seed)
+{
+	pid_t v = victims[rnd(seed) % NVICTIMS];
+	char path[96];
+	int fd = -1;
+
+	if (fds[i] >= 0)
+		close(fds[i]);
+	switch (rnd(seed) % 11) {
+	case 0: fd = sys_pidfd_open(v, 0); break;
+	case 1: fd = sys_pidfd_open(v, PIDFD_THREAD | O_NONBLOCK); break;
+	case 2: fd = sys_pidfd_open(getpid(), PIDFD_THREAD); break;
+	case 3:
+		snprintf(path, sizeof(path), "/proc/%d", v);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		break;
+	case 4:
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", v, v);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		break;
+	case 5:
+		snprintf(path, sizeof(path), "/proc/%d/kill", v);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		break;
+	case 6:
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/kill", v, v);
+		fd = open(path, rnd(seed) & 1 ? O_RDWR : O_WRONLY | O_CLOEXEC);
+		break;
+	case 7:
+		snprintf(path, sizeof(path), "/proc/%d", v);
+		fd = open(path, O_PATH | O_CLOEXEC);
+		break;
+	case 8: fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC); break;
+	case 9: {
+		int p[2];
+
+		if (!pipe(p)) {
+			close(p[1]);
+			fd = p[0];
+		}
+		break;
+	}
+	default: fd = sys_pidfd_open(getpid(), 0); break;
+	}
+	fds[i] = fd;
+}
+
+static int pick_fd(unsigned long *seed)
+{
+	switch (rnd(seed) % 16) {
+	case 0: return -1;
+	case 1: return PIDFD_SELF_THREAD;
+	case 2: return PIDFD_SELF_THREAD_GROUP;
+	case 3: return (int)rnd(seed);
+	case 4: return 1000 + rnd(seed) % 100;	/* closed */
+	default: return fds[rnd(seed) % NFDS];
+	}
+}
+
+static int pick_sig(unsigned long *seed)
+{
+	static const int sigs[] = { 0, SIGUSR1, SIGUSR2, SIGCONT, SIGSTOP,
+				    SIGTERM, SIGKILL, SIGCHLD, SIGWINCH, 40, 64,
+				    65, -1, 100, SIGHUP, SIGALRM };
+
+	return rnd(seed) % 8 ? sigs[rnd(seed) % 16] : (int)rnd(seed);
+}
+
+static unsigned int pick_flags(unsigned long *seed)
+{
+	switch (rnd(seed) % 6) {
+	case 0: return 0;
+	case 1: return PIDFD_SIGNAL_THREAD;
+	case 2: return PIDFD_SIGNAL_THREAD_GROUP;
+	case 3: return PIDFD_SIGNAL_PROCESS_GROUP;
+	case 4: return rnd(seed) % 8;
+	default: return rnd(seed);
+	}
+}
+
+static void fuzz_send(unsigned long *seed)
+{
+	siginfo_t si;
+	int fd = pick_fd(seed), sig = pick_sig(seed), r;
+	unsigned int flags = pick_flags(seed);
+	siginfo_t *info = NULL;
+
+	if (rnd(seed) % 3 == 0) {
+		unsigned char *b = (unsigned char *)&si;
+		size_t i;
+
+		for (i = 0; i < sizeof(si); i++)
+			b[i] = rnd(seed);
+		if (rnd(seed) & 1) {
+			si.si_signo = sig;
+			si.si_code = rnd(seed) & 1 ? SI_QUEUE : (int)(rnd(seed) % 8) - 6;
+		}
+		info = &si;
+	}
+	r = sys_pidfd_send_signal(fd, sig, info, flags);
+	atomic_fetch_add(&F->calls, 1);
+	if (r == 0)
+		return;
+	/* Unknown bits or two scopes: EINVAL, checked before the fd. */
+	if (feat.scopes && (flags & ~7U || __builtin_popcount(flags) > 1) &&
+	    errno != EINVAL)
+		BREAK(errno);
+	switch (errno) {
+	case EINVAL: case EBADF: case EPERM: case ESRCH: case EFAULT:
+	case E2BIG:	/* siginfo bytes beyond the known layout */
+		break;
+	default:
+		BREAK(errno);
+	}
+}
+
+static void fuzz_other(unsigned long *seed)
+{
+	int fd = pick_fd(seed), r;
+	siginfo_t si;
+
+	atomic_fetch_add(&F->calls, 1);
+	switch (rnd(seed) % 6) {
+	case 0: {
+		pid_t pid = rnd(seed) % 4 ? victims[rnd(seed) % NVICTIMS] :
+			    (pid_t)rnd(seed);
+		unsigned int fl = rnd(seed) % 4 ? (rnd(seed) & 1 ? PIDFD_THREAD : 0) |
+						  (rnd(seed) & 1 ? O_NONBLOCK : 0) :
+						  (unsigned int)rnd(seed);
+
+		r = sys_pidfd_open(pid, fl);
+		if (r >= 0)
+			close(r);
+		else if (errno != EINVAL && errno != ESRCH && errno != EMFILE)
+			BREAK(errno);
+		break;
+	}
+	case 1:
+		r = syscall(SYS_pidfd_getfd, fd, (int)(rnd(seed) % 64),
+			    rnd(seed) % 4 ? 0 : (unsigned int)rnd(seed));
+		if (r >= 0)
+			close(r);
+		break;
+	case 2:
+		waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG |
+		       (rnd(seed) & 1 ? __WALL : 0) | (rnd(seed) & 1 ? WNOWAIT : 0));
+		break;
+	case 3: {
+		struct pollfd p = { .fd = fd, .events = POLLIN | POLLHUP };
+
+		poll(&p, 1, 0);
+		break;
+	}
+	case 4:
+		fcntl(fd, F_GETFL);
+		break;
+	default:
+		r = fds[rnd(seed) % NFDS];
+		if (r >= 0) {
+			char buf[64];
+
+			pread(r, buf, sizeof(buf), rnd(seed) % 4);
+		}
+	}
+}
+
+/* Random bytes to a kill file: only a clean decimal signal may pass. */
+static void fuzz_killfile(unsigned long *seed)
+{
+	static const char *const good[] = { "0", "0\n", "10", "28\n" };
+	char path[96], buf[40];
+	pid_t v = victims[rnd(seed) % NVICTIMS];
+	int fd, n, i, garbage = 0;
+	ssize_t w;
+
+	snprintf(path, sizeof(path), rnd(seed) & 1 ? "/proc/%d/kill" :
+		 "/proc/%d/task/%d/kill", v, v);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	switch (rnd(seed) % 4) {
+	case 0:
+		n = snprintf(buf, sizeof(buf), "%s", good[rnd(seed) % 4]);
+		break;
+	case 1:
+		n = snprintf(buf, sizeof(buf), "%ld", (long)rnd(seed));
+		break;
+	default:
+		n = rnd(seed) % sizeof(buf);
+		for (i = 0; i < n; i++)
+			buf[i] = rnd(seed) % 3 ? '0' + rnd(seed) % 10 : (char)rnd(seed);
+		/* A non-digit other than one trailing newline is garbage. */
+		for (i = 0; i < n; i++)
+			if ((buf[i] < '0' || buf[i] > '9') && !(i == n - 1 && buf[i] == '\n'))
+				garbage = 1;
+		garbage |= n == 0;
+	}
+	w = rnd(seed) % 5 ? pwrite(fd, buf, n, 0) :
+			    pwrite(fd, buf, n, rnd(seed) % 8);
+	atomic_fetch_add(&F->writes, 1);
+	if (w >= 0 && garbage)
+		atomic_fetch_add(&F->write_breaks, 1);
+	close(fd);
+}
+
+static void fuzzer(int uid, double end)
+{
+	unsigned long seed = rnd_seed();
+	sigset_t all;
+	int i, sig;
+
+	setsid();
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (uid && (setgid(uid) || setuid(uid)))
+		_exit(2);
+	for (sig = 1; sig < 65; sig++)
+		signal(sig, SIG_IGN);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	for (i = 0; i < NFDS; i++)
+		fds[i] = -1;
+	while (now_s() < end) {
+		respawn_victims();
+		for (i = 0; i < NFDS; i++)
+			refill(i, &seed);
+		for (i = 0; i < 2000; i++) {
+			unsigned long r = rnd(&seed) % 8;
+
+			if (r < 4)
+				fuzz_send(&seed);
+			else if (r < 7)
+				fuzz_other(&seed);
+			else if (feat.killfile)
+				fuzz_killfile(&seed);
+			if (i % 200 == 0)
+				respawn_victims();
+		}
+	}
+	for (i = 0; i < NVICTIMS; i++)
+		kill(victims[i], SIGKILL);
+	_exit(0);
+}
+
+static pid_t run(const char *path, char *const argv[], int uid)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		setsid();
+		dup2(devnull, 0);
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(2);
+		execv(path, argv);
+		_exit(127);
+	}
+	return p;
+}
+
+int main(void)
+{
+	double seconds = param("fuzz_seconds", 120), end;
+	char tsecs[32], count[32];
+	pid_t fz[2] = { -1, -1 }, tr = -1, sn = -1;
+	int i, failed = 0, tr_status = -1, sn_status = -1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	probe_features(&feat);
+	F = shared(sizeof(*F));
+	end = now_s() + seconds;
+	snprintf(tsecs, sizeof(tsecs), "%ds", (int)seconds);
+	snprintf(count, sizeof(count), "%d", 1000000000);
+
+	if (access(TRINITY, X_OK) == 0) {
+		char *argv[] = { "trinity", "-q", "-l", "off", "-a64", "-C", "2",
+				 "-c", "pidfd_send_signal", "-c", "pidfd_open",
+				 "-c", "pidfd_getfd", "-c", "waitid", "-c", "clone3",
+				 "-N", count, NULL };
+
+		tr = run(TRINITY, argv, 1000);	/* it refuses root */
+	}
+	if (access(STRESSNG, X_OK) == 0) {
+		char *argv[] = { "stress-ng", "--pidfd", "1", "--kill", "1",
+				 "--sigq", "1", "--clone", "1", "--timeout", tsecs,
+				 "--temp-path", "/tmp", "--metrics-brief", NULL };
+
+		sn = run(STRESSNG, argv, 0);
+	}
+	while (now_s() < end) {
+		for (i = 0; i < 2; i++) {
+			int status;
+
+			/* A fuzzer may SIGSTOP itself (or its group): resume it. */
+			if (fz[i] > 0 && waitpid(fz[i], &status, WNOHANG) == 0) {
+				kill(-fz[i], SIGCONT);
+				continue;
+			}
+			if (fz[i] > 0)
+				atomic_fetch_add(&F->restarts, 1);
+			fz[i] = fork();
+			if (fz[i] == 0)
+				fuzzer(i ? 1000 : 0, end);
+		}
+		usleep(100000);
+	}
+	for (i = 0; i < 2; i++)
+		if (fz[i] > 0) {
+			kill(-fz[i], SIGKILL);
+			waitpid(fz[i], NULL, 0);
+		}
+	if (tr > 0) {
+		kill(-tr, SIGINT);
+		usleep(2000000);
+		kill(-tr, SIGKILL);
+		waitpid(tr, &tr_status, 0);
+	}
+	if (sn > 0) {
+		for (i = 0; i < 300 && waitpid(sn, &sn_status, WNOHANG) == 0; i++)
+			usleep(100000);
+		if (i == 300) {
+			kill(-sn, SIGKILL);
+			waitpid(sn, &sn_status, 0);
+		}
+	}
+
+	printf("# fuzzer: %ld calls, %ld invariant breaks (first at line %d, errno %d), %ld restarts; kill files: %ld writes, %ld garbage accepted\n",
+	       atomic_load(&F->calls), atomic_load(&F->breaks),
+	       atomic_load(&F->first_break_line), atomic_load(&F->first_break_errno),
+	       atomic_load(&F->restarts), atomic_load(&F->writes),
+	       atomic_load(&F->write_breaks));
+	row("fuzz:argument fuzzer", atomic_load(&F->calls), atomic_load(&F->breaks),
+	    "-", "%.0f s, root and uid 1000, %ld fuzzer restarts", seconds,
+	    atomic_load(&F->restarts));
+	if (feat.killfile)
+		row("fuzz:kill file bytes", atomic_load(&F->writes),
+		    atomic_load(&F->write_breaks), "-", "garbage accepted counts as a failure");
+	else
+		row("fuzz:kill file bytes", -1, 0, "-", "not in this kernel");
+	if (tr > 0)
+		row("fuzz:trinity", 0, 0, "-", "%.0f s, 5 syscalls; exit status %#x",
+		    seconds, tr_status);
+	else
+		row("fuzz:trinity", -1, 0, "-", "trinity not in the image");
+	if (sn > 0)
+		row("fuzz:stress-ng", 0, sn_status != 0, "-",
+		    "pidfd kill sigq clone, %.0f s; exit status %#x", seconds, sn_status);
+	else
+		row("fuzz:stress-ng", -1, 0, "-", "stress-ng not in the image");
+	failed = atomic_load(&F->breaks) || atomic_load(&F->write_breaks);
+	return failed;
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the stress/ programs (guest, debug kernel): syscall wrappers
+ * with fallbacks for headers without the series, run-time feature probes,
+ * parameters from the kernel command line and the result rows.
+ *
+ * Every scenario prints one machine-readable line per table row:
+ *   # ROW scenario|attempts|failures|leaks|note
+ * where failures counts wrong deliveries (or, for the fuzzer, calls that
+ * broke an invariant) and "n/a" stands for a feature the kernel lacks.
+ * scripts/stress.sh adds the splat count of each program (from the
+ * console) and prints the table. A program exits non-zero when a row that
+ * must be zero is not.
+ */
+#ifndef STRESS_H
+#define STRESS_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+/* The series' ABI (upstream 6.9 values); absent from stock headers. */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef PIDFD_SIGNAL_THREAD
+#define PIDFD_SIGNAL_THREAD (1UL << 0)
+#endif
+#ifndef PIDFD_SIGNAL_THREAD_GROUP
+#define PIDFD_SIGNAL_THREAD_GROUP (1UL << 1)
+#endif
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
+#endif
+#ifndef PIDFD_SELF_THREAD
+#define PIDFD_SELF_THREAD -10000
+#endif
+#ifndef PIDFD_SELF_THREAD_GROUP
+#define PIDFD_SELF_THREAD_GROUP -10001
+#endif
+
+static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
+{
+	return syscall(SYS_pidfd_open, pid, flags);
+}
+
+static inline int sys_pidfd_send_signal(int fd, int sig, siginfo_t *info,
+					unsigned int flags)
+{
+	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
+}
+
+static inline pid_t sys_gettid(void)
+{
+	return syscall(SYS_gettid);
+}
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A small, fast, per-thread random generator (xorshift64*). */
+static inline unsigned long rnd(unsigned long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717UL;
+}
+
+static inline unsigned long rnd_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_nsec ^ ((unsigned long)getpid() << 32) ^
+		((unsigned long)sys_gettid() << 16)) | 1;
+}
+
+/*
+ * "pidfd.stress_<key>=N" on the kernel command line (scripts/qemu.sh
+ * passes extra arguments through), else the default.
+ */
+static inline long param(const char *key, long def)
+{
+	char buf[4096], pat[128];
+	long v = def;
+	ssize_t n;
+	char *p;
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return def;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return def;
+	buf[n] = 0;
+	snprintf(pat, sizeof(pat), "pidfd.stress_%s=", key);
+	for (p = buf; (p = strstr(p, pat)); p++)
+		if (p == buf || p[-1] == ' ')
+			v = strtol(p + strlen(pat), NULL, 0);
+	return v;
+}
+
+/* Anonymous shared memory, inherited across fork. */
+static inline void *shared(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	return p;
+}
+
+static inline int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static inline long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Feature probes: each on a child of ours that we have not reaped. */
+struct features {
+	int thread_pidfd;	/* pidfd_open(tid, PIDFD_THREAD) */
+	int scopes;		/* PIDFD_SIGNAL_* flags */
+	int taskfd;		/* /proc/<pid>/task/<tid> fds as handles */
+	int self;		/* PIDFD_SELF_* */
+	int killfile;		/* /proc/<pid>/kill */
+	int taskkill;		/* /proc/<pid>/task/<tid>/kill */
+};
+
+static inline void probe_features(struct features *f)
+{
+	char path[96];
+	pid_t child;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	fd = sys_pidfd_open(child, PIDFD_THREAD);
+	if (fd >= 0) {
+		f->thread_pidfd = 1;
+		close(fd);
+	}
+	fd = sys_pidfd_open(child, 0);
+	if (fd >= 0) {
+		f->scopes = sys_pidfd_send_signal(fd, 0, NULL,
+						  PIDFD_SIGNAL_THREAD) == 0;
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", child, child);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		f->taskfd = sys_pidfd_send_signal(fd, 0, NULL, 0) == 0;
+		close(fd);
+	}
+	f->self = sys_pidfd_send_signal(PIDFD_SELF_THREAD_GROUP, 0, NULL, 0) == 0;
+	snprintf(path, sizeof(path), "/proc/%d/kill", child);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		f->killfile = write(fd, "0", 1) == 1;
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/kill", child, child);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		f->taskkill = write(fd, "0", 1) == 1;
+		close(fd);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	printf("# features: thread_pidfd=%d scopes=%d taskfd=%d self=%d killfile=%d taskkill=%d\n",
+	       f->thread_pidfd, f->scopes, f->taskfd, f->self, f->killfile,
+	       f->taskkill);
+}
+
+/* Write a signal number to a kill file: one write at offset 0. */
+static inline int killfile_send(int fd, int sig)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), "%d\n", sig);
+
+	if (pwrite(fd, buf, n, 0) == n)
+		return 0;
+	if (errno == ESPIPE && lseek(fd, 0, SEEK_SET) == 0 &&
+	    write(fd, buf, n) == n)
+		return 0;
+	return -1;
+}
+
+/*
+ * Signal through the kill file of a held /proc/<pid> (or task) directory
+ * fd. An open kill file takes one write, so each send opens it anew,
+ * relative to the directory fd: that pins the process, a path would not.
+ * A directory whose process is gone has no kill file: ESRCH.
+ */
+static inline int killat_send(int dirfd, int sig)
+{
+	int fd = openat(dirfd, "kill", O_WRONLY | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			errno = ESRCH;
+		return -1;
+	}
+	r = killfile_send(fd, sig);
+	if (r) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
+/* A table row; "n/a" rows carry attempts < 0. */
+static inline void row(const char *scenario, long attempts, long failures,
+		       const char *leaks, const char *fmt, ...)
+{
+	char note[512] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	if (attempts < 0)
+		printf("# ROW %s|n/a|n/a|%s|%s\n", scenario, leaks, note);
+	else
+		printf("# ROW %s|%ld|%ld|%s|%s\n", scenario, attempts,
+		       failures, leaks, note);
+	fflush(stdout);
+}
+
+#define STRESS_SKIP 4	/* kselftest's KSFT_SKIP */
+
+#endif /* STRESS_H */
