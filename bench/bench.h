@@ -32,47 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-/* The series' ABI (upstream 6.9 values); absent from stock headers. */
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-#ifndef PIDFD_SIGNAL_THREAD
-#define PIDFD_SIGNAL_THREAD (1UL << 0)
-#endif
-#ifndef PIDFD_SIGNAL_THREAD_GROUP
-#define PIDFD_SIGNAL_THREAD_GROUP (1UL << 1)
-#endif
-#ifndef PIDFD_SIGNAL_PROCESS_GROUP
-#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
-#endif
-#ifndef PIDFD_SELF_THREAD
-#define PIDFD_SELF_THREAD -10000
-#endif
-#ifndef PIDFD_SELF_THREAD_GROUP
-#define PIDFD_SELF_THREAD_GROUP -10001
-#endif
+#include "pidfd_sys.h"
 
 #define BENCH_ROUNDS	15	/* the issue asks for at least 7; short rounds, many */
 #define BENCH_MAX_ROUNDS 32
 #define BENCH_CHUNKS	15	/* per side and round, at most */
 #define BENCH_ROUND_NS	150000000.0	/* per side and round */
-
-static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
-{
-	return syscall(SYS_pidfd_open, pid, flags);
-}
-
-static inline int sys_pidfd_send_signal(int fd, int sig, siginfo_t *info,
-					unsigned int flags)
-{
-	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
-}
 
 static inline int sys_tgkill(pid_t tgid, pid_t tid, int sig)
 {

@@ -14,16 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int sys_pidfd_open(pid_t pid, unsigned int flags)
-{
-	return syscall(__NR_pidfd_open, pid, flags);
-}
-
-static int sys_pidfd_send_signal(int pidfd, int sig, siginfo_t *info,
-				 unsigned int flags)
-{
-	return syscall(__NR_pidfd_send_signal, pidfd, sig, info, flags);
-}
+#include "pidfd_sys.h"
 
 static pid_t spawn_sleeper(void)
 {

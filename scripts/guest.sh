@@ -20,7 +20,7 @@ src=$(source_tree)
 headers=$OUT/headers/include
 root=$OUT/rootfs
 [ -d "$headers" ] || die "no kernel headers in $headers (run scripts/kernel.sh)"
-CFLAGS_GUEST="-static -O2 -g -Wall -pthread -isystem $headers"
+CFLAGS_GUEST="-static -O2 -g -Wall -pthread -isystem $headers -I$REPO/guest"
 mkdir -p "$root"/{bin,tests/selftests,tests/conformance,tests/tool,bench,plans}
 
 # prune DIR SRCDIR: drop programs whose source is gone, so a removed
@@ -45,7 +45,7 @@ stale() {
 compile() {
 	local out=$1 src_file=$2; shift 2
 	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
-		$(dirname "$src_file")/*.h || return 0
+		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
 	echo "   CC $out" >&2
 	gcc $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
 }

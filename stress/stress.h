@@ -30,53 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-#ifndef SYS_clone3
-#define SYS_clone3 435
-#endif
-/* The series' ABI (upstream 6.9 values); absent from stock headers. */
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-#ifndef PIDFD_SIGNAL_THREAD
-#define PIDFD_SIGNAL_THREAD (1UL << 0)
-#endif
-#ifndef PIDFD_SIGNAL_THREAD_GROUP
-#define PIDFD_SIGNAL_THREAD_GROUP (1UL << 1)
-#endif
-#ifndef PIDFD_SIGNAL_PROCESS_GROUP
-#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
-#endif
-#ifndef PIDFD_SELF_THREAD
-#define PIDFD_SELF_THREAD -10000
-#endif
-#ifndef PIDFD_SELF_THREAD_GROUP
-#define PIDFD_SELF_THREAD_GROUP -10001
-#endif
-
-static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
-{
-	return syscall(SYS_pidfd_open, pid, flags);
-}
-
-static inline int sys_pidfd_send_signal(int fd, int sig, siginfo_t *info,
-					unsigned int flags)
-{
-	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
-}
-
-static inline pid_t sys_gettid(void)
-{
-	return syscall(SYS_gettid);
-}
+#include "pidfd_sys.h"
 
 static inline double now_s(void)
 {
