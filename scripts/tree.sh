@@ -19,8 +19,7 @@ extract() {
 	rm -rf "$TREE.tmp"
 	mkdir -p "$TREE.tmp"
 	tar -xJf "$SRC_TARBALL" -C "$TREE.tmp" --strip-components=1 \
-		--checkpoint=10000 --checkpoint-action='ttyout=.'
-	echo >&2
+		--checkpoint=20000 --checkpoint-action='echo=... %u records'
 	cd "$TREE.tmp"
 	# Debian's top-level .gitignore ignores everything ("/*").
 	sed -i '\|^/\*$|d' .gitignore
