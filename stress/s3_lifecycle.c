@@ -152,22 +152,30 @@ int main(void)
 	churner = fork();
 	if (churner == 0)
 		churn();
-	/* Open, signal 0, close: round-robin over the kinds. */
+	/*
+	 * Open, signal 0, close: every kind on the same (pid, tid) before the
+	 * next, so that all kinds sample the same moments of the churn (in
+	 * batches per kind, a fast kind's whole batch could fall between two
+	 * targets and find none alive).
+	 */
 	start = now_s();
 	end = start + seconds;
 	do {
 		done = 1;
-		for (k = 0; k < NK; k++) {
-			if (!kind_ok(k) || tried[k] >= per_kind)
-				continue;
-			done = 0;
-			for (i = 0; i < 256; i++) {
-				pid_t pid = atomic_load(&S->pid), tid = atomic_load(&S->tid);
+		for (k = 0; k < NK; k++)
+			if (kind_ok(k) && tried[k] < per_kind)
+				done = 0;
+		for (i = 0; i < 256 && !done; i++) {
+			pid_t pid = atomic_load(&S->pid), tid = atomic_load(&S->tid);
+
+			if (pid <= 0 || tid <= 0)
+				break;
+			for (k = 0; k < NK; k++) {
 				long fd;
 				int r;
 
-				if (pid <= 0 || tid <= 0)
-					break;
+				if (!kind_ok(k) || tried[k] >= per_kind)
+					continue;
 				tried[k]++;
 				fd = open_kind(k, pid, tid);
 				if (fd < 0)
