@@ -16,7 +16,6 @@ set -euo pipefail
 lock tree s
 lock "build-$KERNEL" x
 
-src=$(source_tree)
 headers=$OUT/headers/include
 root=$OUT/rootfs
 [ -d "$headers" ] || die "no kernel headers in $headers (run scripts/kernel.sh)"
