@@ -53,32 +53,84 @@ int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-/* "9", "KILL", "SIGKILL", "kill", "RTMIN+3", "SIGRTMAX-1". */
-int pfk_parse_signal(const char *s)
+/*
+ * procps's rules: an optional "SIG" prefix, names in any case (CLD, IO, IOT,
+ * EXIT and NULL included), RTMIN, RTMIN+N, or a number strtol() takes as a
+ * whole; anything with a value up to 127 - SIGRTMIN counts.  We add RTMAX
+ * and RTMAX-N.  Range checking is pfk_parse_signal()'s business.
+ */
+int pfk_signal_word(const char *s)
 {
-	unsigned long n;
+	int offset = 0;
+	long v;
+	char *end;
 
-	if (!s || !*s)
+	if (!s)
 		return -1;
-	if (isdigit((unsigned char)*s))
-		return pfk_parse_ulong(s, SIGRTMAX, &n) ? -1 : (int)n;
 	if (strncasecmp(s, "SIG", 3) == 0)
 		s += 3;
+	if (strcasecmp(s, "CLD") == 0)
+		return SIGCHLD;
+	if (strcasecmp(s, "IO") == 0)
+		return SIGIO;
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
 		if (strcasecmp(s, signals[i].name) == 0)
 			return signals[i].sig;
-	if (strncasecmp(s, "RTMIN", 5) == 0 || strncasecmp(s, "RTMAX", 5) == 0) {
-		bool min = toupper((unsigned char)s[3]) == 'I';
-		int base = min ? SIGRTMIN : SIGRTMAX;
+	if (strcasecmp(s, "RTMIN") == 0)
+		return SIGRTMIN;
+	if (strcasecmp(s, "RTMAX") == 0)
+		return SIGRTMAX;
+	if (strcasecmp(s, "EXIT") == 0 || strcasecmp(s, "NULL") == 0)
+		return 0;
+	if (strncasecmp(s, "RTMIN+", 6) == 0) {
+		s += 6;
+		offset = SIGRTMIN;
+	} else if (strncasecmp(s, "RTMAX-", 6) == 0) {
+		unsigned long n;
 
-		if (s[5] == '\0')
-			return base;
-		if (s[5] != (min ? '+' : '-') ||
-		    pfk_parse_ulong(s + 6, SIGRTMAX - SIGRTMIN, &n))
+		if (pfk_parse_ulong(s + 6, SIGRTMAX - SIGRTMIN, &n))
 			return -1;
-		return min ? base + (int)n : base - (int)n;
+		return SIGRTMAX - (int)n;
 	}
-	return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || end == s || errno || v > 127 - SIGRTMIN || v < -1000)
+		return -1;
+	v += offset;
+	return v < 0 ? -1 : (int)v;
+}
+
+/* A signal we can send: what procps takes, within 0..SIGRTMAX. */
+int pfk_parse_signal(const char *s)
+{
+	int sig = pfk_signal_word(s);
+
+	return sig > SIGRTMAX ? -1 : sig;
+}
+
+/*
+ * procps's strict_atol(): an optional sign and digits only ("" is 0);
+ * unlike procps, the empty string is refused here (the caller decides).
+ */
+int pfk_parse_long(const char *s, long *out)
+{
+	long v = 0, sign = 1;
+
+	if (*s == '+') {
+		s++;
+	} else if (*s == '-') {
+		s++;
+		sign = -1;
+	}
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s) || v > (LONG_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*out = sign * v;
+	return 0;
 }
 
 const char *pfk_signal_name(int sig)
@@ -160,10 +212,21 @@ static int lookup_file(const char *path, const char *name, unsigned long *id)
 }
 #endif
 
+/* Numbers as procps takes them (sign allowed; -1 matches nobody). */
+static int numeric_id(const char *s, unsigned long *id)
+{
+	long v;
+
+	if (pfk_parse_long(s, &v) < 0)
+		return -1;
+	*id = (unsigned long)v;
+	return 0;
+}
+
 int pfk_lookup_user(const char *s, unsigned long *uid)
 {
-	if (isdigit((unsigned char)*s))
-		return pfk_parse_ulong(s, UINT_MAX - 1, uid);
+	if (numeric_id(s, uid) == 0)
+		return 0;
 #ifdef PFK_NO_NSS
 	return lookup_file("/etc/passwd", s, uid);
 #else
@@ -178,8 +241,8 @@ int pfk_lookup_user(const char *s, unsigned long *uid)
 
 int pfk_lookup_group(const char *s, unsigned long *gid)
 {
-	if (isdigit((unsigned char)*s))
-		return pfk_parse_ulong(s, UINT_MAX - 1, gid);
+	if (numeric_id(s, gid) == 0)
+		return 0;
 #ifdef PFK_NO_NSS
 	return lookup_file("/etc/group", s, gid);
 #else
@@ -192,21 +255,25 @@ int pfk_lookup_group(const char *s, unsigned long *gid)
 #endif
 }
 
-/* "pts/3", "tty1", "/dev/ttyS0" -> the tty_nr value /proc/<pid>/stat shows. */
+/*
+ * procps compares -t names with the name of each process's terminal as
+ * it prints it ("pts/3", "tty1", "?" for none): resolve the name below
+ * /dev to the tty_nr value /proc/<pid>/stat shows.  -1: no such terminal
+ * (then nothing matches it, as in procps).
+ */
 int pfk_lookup_tty(const char *s, unsigned long *tty_nr)
 {
 	char path[256];
 	struct stat st;
 	unsigned int maj, min;
 
-	if (strcmp(s, "?") == 0 || strcmp(s, "-") == 0) {
+	if (strcmp(s, "?") == 0) {
 		*tty_nr = 0;		/* no controlling terminal */
 		return 0;
 	}
-	if (strncmp(s, "/dev/", 5) == 0)
-		snprintf(path, sizeof(path), "%s", s);
-	else
-		snprintf(path, sizeof(path), "/dev/%s", s);
+	if (*s == '\0' || *s == '/' || strstr(s, "..") ||
+	    snprintf(path, sizeof(path), "/dev/%s", s) >= (int)sizeof(path))
+		return -1;
 	if (stat(path, &st) < 0 || !S_ISCHR(st.st_mode))
 		return -1;
 	maj = major(st.st_rdev);

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -33,7 +34,19 @@ struct pfk_ids {
 	size_t n;
 };
 
+/* A list of words (--cgroup, --env). */
+struct pfk_strs {
+	char **v;
+	size_t n;
+};
+
 enum pfk_pick { PFK_PICK_ALL, PFK_PICK_NEWEST, PFK_PICK_OLDEST };
+
+/* --nslist names, in procps's order; bit i of ns_mask is pfk_ns_names[i]. */
+#define PFK_NS_COUNT 6
+extern const char *const pfk_ns_names[PFK_NS_COUNT];
+int pfk_ns_index(const char *name);			/* -1 if unknown */
+int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT]);
 
 /* What to match.  Zeroed means "everything" (pfk_match_init sets proc_fd). */
 struct pfk_filter {
@@ -42,11 +55,21 @@ struct pfk_filter {
 	bool has_pattern;
 	bool full;			/* -f: match the command line */
 	bool negate;			/* -v */
-	bool threads;			/* --thread: one entry per thread */
+	bool threads;			/* --thread / -w: one entry per thread */
+	bool thread_tgid_fd;		/* with threads: also hold /proc/<tgid> */
 	bool include_ancestors;		/* allow our parent chain to match */
 	bool keep_cmdline;		/* -a: callers want the command line */
+	bool keep_argv;			/* -a -Q: the raw argv, NUL-separated */
 	enum pfk_pick pick;		/* -n / -o */
-	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty;
+	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty, pid;
+	bool tty_given;			/* -t: even if no name resolved */
+	const char *runstates;		/* -r: stat state letters */
+	long older;			/* -O: seconds, 0 = off */
+	bool ns_given;			/* --ns */
+	unsigned int ns_mask;		/* --nslist, default all */
+	unsigned long long ns_ref[PFK_NS_COUNT];
+	struct pfk_strs cgroup, env;	/* --cgroup, --env */
+	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */
 };
 
 enum pfk_result {
@@ -66,12 +89,15 @@ struct pfk_proc {
 	int pidfd;			/* pidfd for --wait / thread signals, or -1 */
 	int group_fd;			/* --pgroup: dirfd of the group leader */
 	int proc_fd;			/* borrowed: the procfs root it came from */
+	int tgid_fd;			/* -w kill mode: /proc/<tgid>, or -1 */
 	pid_t pid;			/* the tid with --thread */
 	pid_t tgid;
 	pid_t pgrp;
 	unsigned long long starttime;	/* clock ticks after boot, stat field 22 */
-	char name[64];			/* comm */
+	char name[64];			/* comm, escaped as procps shows it */
+	char state;			/* stat field 3: R S D Z T ... */
 	char *cmdline;			/* only with filter->keep_cmdline */
+	size_t argv_len;		/* with keep_argv: raw argv bytes */
 	enum pfk_result result;
 	int err;
 };
@@ -107,6 +133,16 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
 
+/* Processes that matched but were left out as our ancestors. */
+size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan);
+
+/*
+ * procps's output escaping (library/escape.c): in a UTF-8 locale invalid
+ * sequences, C0/C1 controls and DEL become '?'; otherwise every byte that
+ * is not isprint().  In place, same length.
+ */
+void pfk_escape(char *s, size_t len);
+
 
 /* Read <dir>/stat into the identity fields of p (name, ppid ...). */
 int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
@@ -129,6 +165,11 @@ enum pfk_scope {
 enum pfk_result pfk_signal(struct pfk_proc *p, int sig, enum pfk_scope scope,
 			   const struct pfk_features *feat);
 
+/* The same with a siginfo (-q: SI_QUEUE and a value), NULL for none. */
+enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
+				enum pfk_scope scope,
+				const struct pfk_features *feat);
+
 /*
  * Wait until every process in procs[] whose result is PFK_SIGNALED or
  * PFK_ESCALATED has exited (result becomes PFK_EXITED), or timeout_ms
@@ -141,14 +182,21 @@ const char *pfk_result_name(enum pfk_result r);
 
 /* --- parsing helpers shared by the CLI and the tests --- */
 
+/*
+ * What procps's signal_name_to_number() makes of s: >= 0 for a word
+ * procps takes as a signal (that may still be out of range), else -1.
+ */
+int pfk_signal_word(const char *s);
 int pfk_parse_signal(const char *s);			/* -1 if invalid */
 const char *pfk_signal_name(int sig);			/* "TERM", or NULL */
 int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out);
+int pfk_parse_long(const char *s, long *out);	/* procps strict_atol */
 int pfk_parse_duration_ms(const char *s, long *ms);	/* "5", "1.5s", "200ms" */
 int pfk_lookup_user(const char *s, unsigned long *uid);
 int pfk_lookup_group(const char *s, unsigned long *gid);
 int pfk_lookup_tty(const char *s, unsigned long *tty_nr);
 int pfk_ids_add(struct pfk_ids *ids, unsigned long id);
 bool pfk_ids_has(const struct pfk_ids *ids, unsigned long id);
+int pfk_strs_add(struct pfk_strs *l, const char *s);
 
 #endif

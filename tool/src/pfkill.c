@@ -16,13 +16,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <limits.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -44,8 +48,10 @@ struct pfkill_ctl {
 	struct pfk_features feat;
 	const char *pattern;
 	const char *delim;
+	const char *pidfile;
 	int sig;
 	int then_sig;
+	int queue_value;
 	long timeout_ms;		/* -1: wait forever */
 	enum pfk_scope scope;
 	unsigned int list_mode:1,	/* pfgrep */
@@ -54,105 +60,202 @@ struct pfkill_ctl {
 		     count:1,
 		     list_name:1,	/* -l */
 		     list_full:1,	/* -a */
+		     shell_quote:1,	/* -Q */
 		     echo:1,
 		     json:1,
 		     wait:1,
 		     has_timeout:1,
 		     has_then:1,
-		     pgroup:1,
-		     sig_given:1;
+		     sig_given:1,
+		     queue:1,		/* -q */
+		     lock:1,		/* -L */
+		     require_handler:1,	/* -H */
+		     ignore_ancestors:1, /* -A */
+		     include_ancestors:1;
+	int criteria;			/* procps's criteria_count */
 	/* results */
 	size_t matched;
 	size_t signaled;
 	size_t alive;
+	size_t ancestor_hits;
 	bool printed;
 };
 
+/* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5 where race-free. */
 enum {
-	OPT_LIST = 0x100, OPT_SIGNAL, OPT_INCLUDE_ANCESTORS, OPT_WAIT,
-	OPT_TIMEOUT, OPT_THEN, OPT_THREAD, OPT_PGROUP, OPT_JSON,
+	OPT_SIGNAL = 0x100, OPT_NS, OPT_NSLIST, OPT_CGROUP, OPT_ENV,
+	/* ours */
+	OPT_LIST, OPT_INCLUDE_ANCESTORS, OPT_WAIT, OPT_TIMEOUT, OPT_THEN,
+	OPT_THREAD, OPT_SCOPE, OPT_JSON,
 };
 
-static const char short_opts[] = ":fxiu:U:G:g:s:P:t:nocld:aevhV";
-static const struct option long_opts[] = {
-	{ "full",		no_argument,	   NULL, 'f' },
-	{ "exact",		no_argument,	   NULL, 'x' },
-	{ "ignore-case",	no_argument,	   NULL, 'i' },
-	{ "euid",		required_argument, NULL, 'u' },
-	{ "uid",		required_argument, NULL, 'U' },
-	{ "group",		required_argument, NULL, 'G' },
-	{ "session",		required_argument, NULL, 's' },
-	{ "parent",		required_argument, NULL, 'P' },
-	{ "terminal",		required_argument, NULL, 't' },
-	{ "newest",		no_argument,	   NULL, 'n' },
-	{ "oldest",		no_argument,	   NULL, 'o' },
+static const struct option procps_opts[] = {
+	{ "signal",		required_argument, NULL, OPT_SIGNAL },
+	{ "ignore-ancestors",	no_argument,	   NULL, 'A' },
+	{ "require-handler",	no_argument,	   NULL, 'H' },
 	{ "count",		no_argument,	   NULL, 'c' },
+	{ "cgroup",		required_argument, NULL, OPT_CGROUP },
+	{ "delimiter",		required_argument, NULL, 'd' },
 	{ "list-name",		no_argument,	   NULL, 'l' },
 	{ "list-full",		no_argument,	   NULL, 'a' },
-	{ "delimiter",		required_argument, NULL, 'd' },
-	{ "echo",		no_argument,	   NULL, 'e' },
+	{ "full",		no_argument,	   NULL, 'f' },
+	{ "pgroup",		required_argument, NULL, 'g' },
+	{ "group",		required_argument, NULL, 'G' },
+	{ "ignore-case",	no_argument,	   NULL, 'i' },
+	{ "newest",		no_argument,	   NULL, 'n' },
+	{ "oldest",		no_argument,	   NULL, 'o' },
+	{ "older",		required_argument, NULL, 'O' },
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "parent",		required_argument, NULL, 'P' },
+	{ "session",		required_argument, NULL, 's' },
+	{ "terminal",		required_argument, NULL, 't' },
+	{ "euid",		required_argument, NULL, 'u' },
+	{ "uid",		required_argument, NULL, 'U' },
 	{ "inverse",		no_argument,	   NULL, 'v' },
+	{ "lightweight",	no_argument,	   NULL, 'w' },
+	{ "exact",		no_argument,	   NULL, 'x' },
+	{ "pidfile",		required_argument, NULL, 'F' },
+	{ "logpidfile",		no_argument,	   NULL, 'L' },
+	{ "echo",		no_argument,	   NULL, 'e' },
+	{ "ns",			required_argument, NULL, OPT_NS },
+	{ "nslist",		required_argument, NULL, OPT_NSLIST },
+	{ "queue",		required_argument, NULL, 'q' },
+	{ "runstates",		required_argument, NULL, 'r' },
+	{ "env",		required_argument, NULL, OPT_ENV },
+	{ "shell-quote",	no_argument,	   NULL, 'Q' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
-	{ "signal",		required_argument, NULL, OPT_SIGNAL },
+};
+
+static const struct option our_opts[] = {
 	{ "list",		no_argument,	   NULL, OPT_LIST },
 	{ "include-ancestors",	no_argument,	   NULL, OPT_INCLUDE_ANCESTORS },
 	{ "wait",		no_argument,	   NULL, OPT_WAIT },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	{ "then",		required_argument, NULL, OPT_THEN },
 	{ "thread",		no_argument,	   NULL, OPT_THREAD },
-	{ "pgroup",		no_argument,	   NULL, OPT_PGROUP },
+	{ "scope",		required_argument, NULL, OPT_SCOPE },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
 };
 
-static void __attribute__((noreturn)) usage(bool list_mode)
-{
-	FILE *out = stdout;
+#define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
 
-	fprintf(out,
-"Usage:\n"
-" %s [options] <pattern>\n"
+/* procps's short options: the mode's own, then the shared ones. */
+static const char pgrep_short[] = "lad:vwQLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+static const char pkill_short[] = "eq:QLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+
+/*
+ * getopt_long() takes unique abbreviations.  So that "--in" or "--t"
+ * keep meaning --inverse and --terminal, as they do under procps, each
+ * prefix of one of our names that procps resolves to exactly one of its
+ * options becomes an exact alias of that option.
+ */
+static struct option *long_options(void)
+{
+	size_t max = NOPTS(procps_opts) + NOPTS(our_opts) + 64, n = 0;
+	struct option *t = calloc(max + 1, sizeof(*t));
+
+	if (!t)
+		err(EXIT_FATAL, "out of memory");
+	for (size_t i = 0; i < NOPTS(procps_opts); i++)
+		t[n++] = procps_opts[i];
+	for (size_t i = 0; i < NOPTS(our_opts); i++)
+		t[n++] = our_opts[i];
+	for (size_t i = 0; i < NOPTS(our_opts); i++) {
+		const char *name = our_opts[i].name;
+
+		for (size_t len = 1; len < strlen(name) && n < max; len++) {
+			const struct option *hit = NULL;
+			int hits = 0;
+			char *alias;
+
+			for (size_t k = 0; k < NOPTS(procps_opts); k++)
+				if (strncmp(procps_opts[k].name, name, len) == 0) {
+					hit = &procps_opts[k];
+					hits++;
+				}
+			if (hits != 1 || strlen(hit->name) == len)
+				continue;
+			alias = strndup(name, len);
+			if (!alias)
+				err(EXIT_FATAL, "out of memory");
+			t[n] = *hit;
+			t[n++].name = alias;
+		}
+	}
+	return t;
+}
+
+static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
+					    bool error)
+{
+	FILE *out = error ? stderr : stdout;
+
+	fprintf(out, "\nUsage:\n %s [options] <pattern>\n\nOptions:\n",
+		program_invocation_short_name);
+	if (ctl->list_mode)
+		fputs(
+" -d, --delimiter <string>  specify output delimiter\n"
+" -l, --list-name           list PID and process name\n"
+" -a, --list-full           list PID and full command line\n"
+" -v, --inverse             negates the matching\n"
+" -w, --lightweight         list all TID\n", out);
+	else
+		fputs(
+" -<sig>, --signal <sig>    signal to send (either number or name)\n"
+" -H, --require-handler     match only if signal handler is present\n"
+" -q, --queue <value>       integer value to be sent with the signal\n"
+" -e, --echo                display what is killed\n", out);
+	fputs(
+" -c, --count               count of matching processes\n"
+" -f, --full                use full process name to match\n"
+" -g, --pgroup <PGID,...>   match listed process group IDs\n"
+" -G, --group <GID,...>     match real group IDs\n"
+" -i, --ignore-case         match case insensitively\n"
+" -n, --newest              select most recently started\n"
+" -o, --oldest              select least recently started\n"
+" -O, --older <seconds>     select where older than seconds\n"
+" -p, --pid <PID,...>       match process PIDs\n"
+" -P, --parent <PPID,...>   match only child processes of the given parent\n"
+" -s, --session <SID,...>   match session IDs\n", out);
+	if (ctl->list_mode)
+		fputs(
+"     --signal <sig>        signal for -H (either number or name)\n"
+" -H, --require-handler     match only if signal handler is present\n", out);
+	fputs(
+" -t, --terminal <tty,...>  match by controlling terminal\n"
+" -u, --euid <ID,...>       match by effective IDs\n"
+" -U, --uid <ID,...>        match by real IDs\n"
+" -x, --exact               match exactly with the command name\n"
+" -F, --pidfile <file>      read PIDs from file\n"
+" -L, --logpidfile          fail if PID file is not locked\n"
+" -r, --runstates <state>   match runstates [D,S,Z,...]\n"
+" -A, --ignore-ancestors    exclude our ancestors from results\n"
+" -Q, --shell-quote         output the command line in shell-quoted form\n"
+" --cgroup <grp,...>        match by cgroup v2 names\n"
+" --ns <PID>                match the processes that belong to the same\n"
+"                           namespace as <pid>\n"
+" --nslist <ns,...>         list which namespaces will be considered for\n"
+"                           the --ns option.\n"
+"                           Available namespaces: ipc, mnt, net, pid, user, uts\n"
+" --env <name=val,...>      match on environment variable\n"
 "\n"
-"%s processes by name or attributes, race-free: each process is\n"
-"held by its /proc directory fd from match to signal.\n"
-"\n"
-"Options:\n"
-" -<sig>, --signal <sig>    signal to send (name or number, default TERM)\n"
-" -f, --full                match the full command line, not the name\n"
-" -x, --exact               the pattern must match the whole name\n"
-" -i, --ignore-case         case-insensitive match\n"
-" -u, --euid <id,...>       effective user ids or names\n"
-" -U, --uid <id,...>        real user ids or names\n"
-" -G, --group <gid,...>     real group ids or names\n"
-" -g <pgid,...>             process group ids (0: ours)\n"
-" -s, --session <sid,...>   session ids (0: ours)\n"
-" -P, --parent <ppid,...>   parent process ids\n"
-" -t, --terminal <tty,...>  controlling terminals\n"
-" -n, --newest              only the newest matching process\n"
-" -o, --oldest              only the oldest matching process\n"
-" -v, --inverse             negate the match\n"
-" -c, --count               print how many matched (were signaled)\n"
-" -l, --list-name           list the name too\n"
-" -a, --list-full           list the full command line too\n"
-" -d, --delimiter <str>     list separator (default newline)\n"
-" -e, --echo                print what was signaled\n"
+"Race-free extensions:\n"
 "     --list                only list, like pfgrep\n"
-"     --include-ancestors   allow our own parent processes to match\n"
+"     --include-ancestors   let pfkill signal its own parent chain\n"
 "     --wait                wait until every signaled process has exited\n"
 "     --timeout <time>      stop waiting after <time> (5, 1.5s, 200ms, 2m)\n"
 "     --then <sig>          after --timeout, send <sig> to the survivors\n"
-"     --thread              match and signal individual threads\n"
-"     --pgroup              signal the process group of each match\n"
+"     --scope <what>        process (default), thread, or pgroup: signal\n"
+"                           each match's thread or its process group\n"
+"     --thread              match threads; with pfkill, --scope thread\n"
 "     --json                one JSON object per process: pid, name, result\n"
-" -h, --help                display this help\n"
-" -V, --version             display version and kernel features\n"
 "\n"
-"Exit status: 0 matched, 1 nothing matched or signaled, 2 usage error,\n"
-"3 fatal error or missing kernel feature.\n",
-		list_mode ? "pfgrep" : "pfkill",
-		list_mode ? "List" : "Signal");
-	exit(EXIT_MATCH);
+" -h, --help     display this help and exit\n"
+" -V, --version  output version and kernel features and exit\n"
+"\n"
+"For more details see pfkill(1).\n", out);
+	exit(error ? EXIT_USAGE : EXIT_MATCH);
 }
 
 /* One line on stderr, exit 2: nothing has been signaled yet. */
@@ -188,32 +291,86 @@ static void print_version(void)
 	       f.taskfd_signal ? "yes" : "no");
 }
 
-typedef int (*lookup_fn)(const char *, unsigned long *);
+/* List elements, converted as procps does; warnx + exit 2 on a bad one. */
+enum list_kind { L_USER, L_GROUP, L_PGRP, L_SID, L_NUM, L_TTY, L_STR, L_NS };
 
-static int lookup_number(const char *s, unsigned long *v)
+static void add_id(struct pfk_ids *ids, unsigned long v)
 {
-	return pfk_parse_ulong(s, INT_MAX, v);
+	if (pfk_ids_add(ids, v) < 0)
+		err(EXIT_FATAL, "out of memory");
 }
 
-/* "a,b,c" -> ids; "0" means our own group/session where own_id >= 0. */
-static void parse_list(struct pfk_ids *ids, const char *arg, lookup_fn fn,
-		       const char *what, long own_id)
+static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
+		    const char *tok, void *dst)
 {
-	char *copy = strdup(arg), *rest = copy, *tok;
+	static const char *const msg[] = {
+		[L_USER] = "invalid user name: %s",
+		[L_GROUP] = "invalid group name: %s",
+		[L_PGRP] = "invalid process group: %s",
+		[L_SID] = "invalid session id: %s",
+		[L_NUM] = "not a number: %s",
+		[L_NS] = "unknown namespace: %s",
+	};
+	unsigned long v;
+	long n;
+	int i;
 
+	switch (kind) {
+	case L_USER:
+	case L_GROUP:
+		if ((kind == L_USER ? pfk_lookup_user : pfk_lookup_group)(tok, &v))
+			bad_usage(msg[kind], tok);
+		add_id(dst, v);
+		return;
+	case L_PGRP:
+	case L_SID:
+	case L_NUM:
+		if (pfk_parse_long(tok, &n) < 0)
+			bad_usage(msg[kind], tok);
+		if (n == 0 && kind == L_PGRP)
+			n = getpgrp();
+		else if (n == 0 && kind == L_SID)
+			n = getsid(0);
+		add_id(dst, (unsigned long)n);
+		return;
+	case L_TTY:
+		/* A terminal that does not exist matches nothing, as there. */
+		if (pfk_lookup_tty(tok, &v) < 0)
+			v = ULONG_MAX;
+		add_id(dst, v);
+		return;
+	case L_STR:
+		if (pfk_strs_add(dst, tok) < 0)
+			err(EXIT_FATAL, "out of memory");
+		return;
+	case L_NS:
+		i = pfk_ns_index(tok);
+		if (i < 0)
+			bad_usage(msg[kind], tok);
+		ctl->filter.ns_mask |= 1u << i;
+		return;
+	}
+}
+
+/*
+ * "a,b,c".  An empty argument is a usage error as in procps; an empty
+ * element is refused too, where procps reads it as 0 (root, our own
+ * group or session): a stray comma must not widen a match.
+ */
+static void parse_list(struct pfkill_ctl *ctl, enum list_kind kind,
+		       const char *arg, void *dst)
+{
+	char *copy, *rest, *tok;
+
+	if (!*arg)
+		usage(ctl, true);
+	copy = strdup(arg);
 	if (!copy)
 		err(EXIT_FATAL, "out of memory");
-	while ((tok = strsep(&rest, ",")) != NULL) {
-		unsigned long v;
-
+	for (rest = copy; (tok = strsep(&rest, ",")) != NULL; ) {
 		if (!*tok)
-			bad_usage("invalid %s list: %s", what, arg);
-		if (fn(tok, &v) < 0)
-			bad_usage("invalid %s: %s", what, tok);
-		if (v == 0 && own_id >= 0)
-			v = own_id;
-		if (pfk_ids_add(ids, v) < 0)
-			err(EXIT_FATAL, "out of memory");
+			bad_usage("empty element in list: '%s'", arg);
+		convert(ctl, kind, tok, dst);
 	}
 	free(copy);
 }
@@ -227,118 +384,177 @@ static int parse_signal_or_die(const char *s)
 	return sig;
 }
 
-/*
- * Only upper case names count as "-SIG" (or digits): "-io" stays the
- * option cluster -i -o rather than SIGIO.
- */
-static bool signal_word(const char *s)
+static int parse_int_or_die(const char *s, const char *what, long min)
 {
-	for (; *s; s++)
-		if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '+' || *s == '-'))
-			return false;
-	return true;
+	long v;
+
+	if (pfk_parse_long(s, &v) < 0 || v < min || v > INT_MAX)
+		bad_usage("invalid %s: %s", what, s);
+	return (int)v;
 }
 
 /*
- * procps style "-KILL", "-9": take them out of argv before getopt sees
- * them (getopt would read "-USR1" as "-U SR1").  Only in pfkill mode.
+ * procps's "-SIG": the first argument anywhere that starts with '-' and
+ * whose rest is a signal word is taken out of argv.  So "-io" is SIGIO
+ * and "-kill" SIGKILL, as in pkill.  Only in pfkill mode.
  */
-static void take_signal_args(struct pfkill_ctl *ctl, int *argc, char **argv)
+static void take_signal_arg(struct pfkill_ctl *ctl, int *argc, char **argv)
 {
-	int i, out = 1;
+	for (int i = 1; i < *argc; i++) {
+		int sig;
 
-	for (i = 1; i < *argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0) {
-			while (i < *argc)
-				argv[out++] = argv[i++];
-			break;
-		}
-		if (a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
-		    signal_word(a + 1)) {
-			int sig = pfk_parse_signal(a + 1);
-
-			if (sig < 0 && a[1] >= '0' && a[1] <= '9')
-				bad_usage("invalid signal number: %s", a + 1);
-			if (sig >= 0) {
-				ctl->sig = sig;
-				ctl->sig_given = 1;
-				continue;
-			}
-		}
-		argv[out++] = argv[i];
+		if (argv[i][0] != '-')
+			continue;
+		sig = pfk_signal_word(argv[i] + 1);
+		if (sig < 0)
+			continue;
+		if (sig > SIGRTMAX)
+			bad_usage("invalid signal number: %s", argv[i] + 1);
+		ctl->sig = sig;
+		ctl->sig_given = 1;
+		memmove(argv + i, argv + i + 1, (*argc - i) * sizeof(*argv));
+		(*argc)--;
+		return;
 	}
-	*argc = out;
-	argv[out] = NULL;
+}
+
+/* -L: the daemon holds a lock on it (flock or fcntl), as procps checks. */
+static bool pidfile_locked(int fd)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+		return true;
+	return fcntl(fd, F_SETLK, &fl) < 0 &&
+	       (errno == EACCES || errno == EAGAIN);
+}
+
+/* procps 4.0.2's pid file rules: a regular file starting with a pid. */
+static void read_pidfile(struct pfkill_ctl *ctl)
+{
+	char buf[12] = "", *end;
+	unsigned long pid;
+	struct stat st;
+	ssize_t n = -1;
+	int fd;
+
+	fd = open(ctl->pidfile, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0 && (!ctl->lock || pidfile_locked(fd)))
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		errno = 0;
+		pid = strtoul(buf, &end, 10);
+		if (end > buf && pid >= 1 && pid <= INT_MAX && !errno &&
+		    (!*end || isspace((unsigned char)*end))) {
+			add_id(&ctl->filter.pid, pid);
+			return;
+		}
+	}
+	errx(EXIT_NOMATCH, "pidfile not valid\nTry `%s --help' for more "
+	     "information.", program_invocation_short_name);
 }
 
 static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 {
-	bool has_criteria = false;
+	struct pfk_filter *f = &ctl->filter;
+	struct option *longopts;
+	bool picked = false;
 	int c, i;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (strcmp(argv[i], "--list") == 0)
 			ctl->list_mode = 1;
 	if (!ctl->list_mode)
-		take_signal_args(ctl, &argc, argv);
+		take_signal_arg(ctl, &argc, argv);
+	f->include_ancestors = ctl->list_mode;
 
-	opterr = 0;	/* our own one-line messages */
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		struct pfk_filter *f = &ctl->filter;
-
+	longopts = long_options();
+	argv[0] = program_invocation_short_name;	/* getopt's messages */
+	while ((c = getopt_long(argc, argv, ctl->list_mode ? pgrep_short :
+				pkill_short, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': f->full = true; break;
 		case 'x': ctl->exact = 1; break;
 		case 'i': ctl->icase = 1; break;
-		case 'n': f->pick = PFK_PICK_NEWEST; break;
-		case 'o': f->pick = PFK_PICK_OLDEST; break;
-		case 'v': f->negate = true; break;
+		case 'n':
+		case 'o':
+		case 'v':
+			/* procps: -n, -o and -v exclude each other. */
+			if (picked)
+				usage(ctl, true);
+			picked = true;
+			if (c == 'v') {
+				f->negate = true;
+				break;
+			}
+			f->pick = c == 'n' ? PFK_PICK_NEWEST : PFK_PICK_OLDEST;
+			ctl->criteria++;
+			break;
 		case 'c': ctl->count = 1; break;
 		case 'l': ctl->list_name = 1; break;
-		case 'a': ctl->list_full = 1; f->keep_cmdline = true; break;
+		case 'a': ctl->list_full = 1; break;
+		case 'Q': ctl->shell_quote = 1; break;
 		case 'd': ctl->delim = optarg; break;
 		case 'e': ctl->echo = 1; break;
-		case 'u':
-			parse_list(&f->euid, optarg, pfk_lookup_user, "user", -1);
-			has_criteria = true;
+		case 'w': f->threads = true; break;
+		case 'A': ctl->ignore_ancestors = 1; break;
+		case 'L': ctl->lock = 1; break;
+		case 'F': ctl->pidfile = optarg; ctl->criteria++; break;
+		case 'H': ctl->require_handler = 1; ctl->criteria++; break;
+		case 'q':
+			ctl->queue_value = parse_int_or_die(optarg,
+						"queue value", INT_MIN);
+			ctl->queue = 1;
 			break;
-		case 'U':
-			parse_list(&f->ruid, optarg, pfk_lookup_user, "user", -1);
-			has_criteria = true;
+		case 'O':
+			f->older = parse_int_or_die(optarg, "age", INT_MIN);
+			ctl->criteria++;
 			break;
-		case 'G':
-			parse_list(&f->rgid, optarg, pfk_lookup_group, "group", -1);
-			has_criteria = true;
-			break;
-		case 'g':
-			parse_list(&f->pgrp, optarg, lookup_number,
-				   "process group", getpgrp());
-			has_criteria = true;
-			break;
-		case 's':
-			parse_list(&f->session, optarg, lookup_number,
-				   "session", getsid(0));
-			has_criteria = true;
-			break;
-		case 'P':
-			parse_list(&f->ppid, optarg, lookup_number,
-				   "parent pid", -1);
-			has_criteria = true;
-			break;
+		case 'r': f->runstates = optarg; ctl->criteria++; break;
+		case 'u': parse_list(ctl, L_USER, optarg, &f->euid); ctl->criteria++; break;
+		case 'U': parse_list(ctl, L_USER, optarg, &f->ruid); ctl->criteria++; break;
+		case 'G': parse_list(ctl, L_GROUP, optarg, &f->rgid); ctl->criteria++; break;
+		case 'g': parse_list(ctl, L_PGRP, optarg, &f->pgrp); ctl->criteria++; break;
+		case 's': parse_list(ctl, L_SID, optarg, &f->session); ctl->criteria++; break;
+		case 'P': parse_list(ctl, L_NUM, optarg, &f->ppid); ctl->criteria++; break;
+		case 'p': parse_list(ctl, L_NUM, optarg, &f->pid); ctl->criteria++; break;
 		case 't':
-			parse_list(&f->tty, optarg, pfk_lookup_tty,
-				   "terminal", -1);
-			has_criteria = true;
+			parse_list(ctl, L_TTY, optarg, &f->tty);
+			f->tty_given = true;
+			ctl->criteria++;
+			break;
+		case OPT_CGROUP: parse_list(ctl, L_STR, optarg, &f->cgroup); ctl->criteria++; break;
+		case OPT_ENV: parse_list(ctl, L_STR, optarg, &f->env); ctl->criteria++; break;
+		case OPT_NS: {
+			char name[16];
+			int fd;
+
+			snprintf(name, sizeof(name), "%d",
+				 parse_int_or_die(optarg, "pid", 1));
+			fd = openat(f->proc_fd, name, O_RDONLY | O_DIRECTORY |
+				    O_CLOEXEC);
+			if (fd < 0 || pfk_read_ns(fd, f->ns_ref) < 0)
+				errx(EXIT_FATAL, "Error reading reference "
+				     "namespace information");
+			close(fd);
+			f->ns_given = true;
+			ctl->criteria++;
+			break;
+		}
+		case OPT_NSLIST:
+			f->ns_mask = 0;
+			parse_list(ctl, L_NS, optarg, NULL);
 			break;
 		case OPT_SIGNAL:
 			ctl->sig = parse_signal_or_die(optarg);
 			ctl->sig_given = 1;
 			break;
 		case OPT_LIST: ctl->list_mode = 1; break;
-		case OPT_INCLUDE_ANCESTORS: f->include_ancestors = true; break;
+		case OPT_INCLUDE_ANCESTORS: ctl->include_ancestors = 1; break;
 		case OPT_WAIT: ctl->wait = 1; break;
 		case OPT_TIMEOUT:
 			if (pfk_parse_duration_ms(optarg, &ctl->timeout_ms) < 0)
@@ -350,43 +566,72 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 			ctl->then_sig = parse_signal_or_die(optarg);
 			ctl->has_then = 1;
 			break;
-		case OPT_THREAD: f->threads = true; break;
-		case OPT_PGROUP: ctl->pgroup = 1; break;
+		case OPT_THREAD: ctl->scope = PFK_SCOPE_THREAD; break;
+		case OPT_SCOPE:
+			if (strcmp(optarg, "process") == 0)
+				ctl->scope = PFK_SCOPE_PROCESS;
+			else if (strcmp(optarg, "thread") == 0)
+				ctl->scope = PFK_SCOPE_THREAD;
+			else if (strcmp(optarg, "pgroup") == 0)
+				ctl->scope = PFK_SCOPE_PGROUP;
+			else
+				bad_usage("invalid scope: %s (process, thread "
+					  "or pgroup)", optarg);
+			break;
 		case OPT_JSON: ctl->json = 1; break;
-		case 'h': usage(ctl->list_mode);
+		case 'h': usage(ctl, false);
 		case 'V':
 			print_version();
 			exit(EXIT_MATCH);
-		case ':':
-			bad_usage("option %s needs an argument", argv[optind - 1]);
 		default:
-			if (optopt)
-				bad_usage("invalid option -- '%c' (try --help)",
-					  optopt);
-			bad_usage("unrecognized option '%s' (try --help)",
-				  argv[optind - 1]);
+			usage(ctl, true);	/* getopt said what was wrong */
 		}
 	}
 
-	if (argc - optind > 1)
-		bad_usage("only one pattern can be provided");
+	if (ctl->lock && !ctl->pidfile)
+		errx(EXIT_USAGE, "-L without -F makes no sense\nTry `%s --help' "
+		     "for more information.", program_invocation_short_name);
+	if (ctl->pidfile) {
+		if (f->pid.n)
+			errx(EXIT_NOMATCH, "Cannot use pidfile and pid option "
+			     "together\nTry `%s --help' for more information.",
+			     program_invocation_short_name);
+		read_pidfile(ctl);
+	}
 	if (argc - optind == 1)
 		ctl->pattern = argv[optind];
-	if (!ctl->pattern && !has_criteria)
-		bad_usage("no matching criteria specified");
+	else if (argc - optind > 1)
+		errx(EXIT_USAGE, "only one pattern can be provided\nTry `%s "
+		     "--help' for more information.",
+		     program_invocation_short_name);
+	else if (ctl->criteria == 0)
+		errx(EXIT_USAGE, "no matching criteria specified\nTry `%s "
+		     "--help' for more information.",
+		     program_invocation_short_name);
+
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if (ctl->pgroup && ctl->filter.threads)
-		bad_usage("--pgroup and --thread exclude each other");
-	if (ctl->list_mode && (ctl->sig_given || ctl->wait || ctl->pgroup))
-		bad_usage("--signal, --wait, --timeout and --pgroup are for "
+	if (ctl->list_mode && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
+		bad_usage("--wait, --timeout and --scope pgroup are for "
 			  "pfkill, not for listing");
-	if (!ctl->list_mode)
-		ctl->filter.keep_cmdline = false;
-	if (ctl->pgroup)
-		ctl->scope = PFK_SCOPE_PGROUP;
-	else if (ctl->filter.threads)
-		ctl->scope = PFK_SCOPE_THREAD;
+	if (ctl->scope == PFK_SCOPE_PGROUP && f->threads)
+		bad_usage("--scope pgroup and -w exclude each other");
+	if (ctl->require_handler) {
+		if (ctl->sig == 0)
+			bad_usage("-H needs a signal other than 0");
+		f->handler_sig = ctl->sig;
+	}
+	if (ctl->scope == PFK_SCOPE_THREAD)
+		f->threads = true;
+	else if (f->threads && !ctl->list_mode)
+		f->thread_tgid_fd = true;	/* -w: signal the process */
+	f->include_ancestors = ctl->list_mode || ctl->include_ancestors;
+	if (ctl->ignore_ancestors)
+		f->include_ancestors = false;
+	/* -e shows the name, or with --list-full the command line. */
+	f->keep_cmdline = ctl->list_full &&
+			  (ctl->list_mode ? !ctl->count : ctl->echo);
+	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
 
 	if (ctl->pattern) {
 		int flags = REG_EXTENDED | REG_NOSUB | (ctl->icase ? REG_ICASE : 0);
@@ -395,14 +640,14 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 		if (ctl->exact && asprintf(&re, "^(%s)$", ctl->pattern) < 0)
 			err(EXIT_FATAL, "out of memory");
-		r = regcomp(&ctl->filter.pattern, re ? re : ctl->pattern, flags);
+		r = regcomp(&f->pattern, re ? re : ctl->pattern, flags);
 		if (r) {
 			char msg[256];
 
-			regerror(r, &ctl->filter.pattern, msg, sizeof(msg));
-			bad_usage("invalid pattern: %s", msg);
+			regerror(r, &f->pattern, msg, sizeof(msg));
+			errx(EXIT_USAGE, "regex error: %s", msg);
 		}
-		ctl->filter.has_pattern = true;
+		f->has_pattern = true;
 		free(re);
 	}
 }
@@ -426,7 +671,7 @@ static void require_features(const struct pfkill_ctl *ctl)
 	if (ctl->scope == PFK_SCOPE_THREAD && ctl->wait && !f->pidfd_thread)
 		errx(EXIT_FATAL, "--thread --wait needs PIDFD_THREAD");
 	if (ctl->scope == PFK_SCOPE_PGROUP && !f->signal_flags)
-		errx(EXIT_FATAL, "--pgroup needs PIDFD_SIGNAL_PROCESS_GROUP");
+		errx(EXIT_FATAL, "--scope pgroup needs PIDFD_SIGNAL_PROCESS_GROUP");
 }
 
 /*
@@ -447,7 +692,8 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	if (open_max <= 0)
 		open_max = 1024;
 	if (!ctl->list_mode)
-		per_handle += ctl->wait + (ctl->scope != PFK_SCOPE_PROCESS);
+		per_handle += ctl->wait + (ctl->scope != PFK_SCOPE_PROCESS) +
+			      ctl->filter.thread_tgid_fd;
 	open_max = (open_max - 32) / per_handle;
 	return open_max > 0 ? (size_t)open_max : 1;
 }
@@ -475,6 +721,79 @@ static void print_json(const struct pfk_proc *p)
 	printf(",\"result\":\"%s\"}\n", pfk_result_name(p->result));
 }
 
+/* -Q: procps 4.0.5's shell quoting; controls are '?' (never a new line). */
+static bool shell_safe(const char *t)
+{
+	if (!*t)
+		return false;
+	for (; *t; t++)
+		if (!isalnum((unsigned char)*t) && !strchr("_@%+:,./-", *t))
+			return false;
+	return true;
+}
+
+static void put_quoted(const char *t, size_t len)
+{
+	char *tok = strndup(t, len);
+
+	if (!tok)
+		err(EXIT_FATAL, "out of memory");
+	pfk_escape(tok, strlen(tok));
+	if (shell_safe(tok)) {
+		fputs(tok, stdout);
+	} else {
+		putchar('\'');
+		for (const char *c = tok; *c; c++)
+			if (*c == '\'')
+				fputs("'\\''", stdout);
+			else
+				putchar(*c);
+		putchar('\'');
+	}
+	free(tok);
+}
+
+/* argv split as procps's vector: at NULs and newlines. */
+static void put_quoted_argv(const struct pfk_proc *p)
+{
+	const char *s = p->cmdline, *end = s + p->argv_len;
+	bool first = true;
+
+	while (end > s && end[-1] == '\0')
+		end--;
+	if (s == end) {
+		char br[80];
+
+		snprintf(br, sizeof(br), "[%s]", p->name);
+		put_quoted(br, strlen(br));
+		return;
+	}
+	while (s < end) {
+		size_t len = 0;
+
+		while (s + len < end && s[len] && s[len] != '\n')
+			len++;
+		if (!first)
+			putchar(' ');
+		first = false;
+		put_quoted(s, len);
+		s += len + 1;
+	}
+}
+
+/* What -l, -a and -e show after the pid: name or command line. */
+static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
+{
+	if (ctl->list_full && p->cmdline && ctl->shell_quote)
+		put_quoted_argv(p);
+	else if (ctl->list_full && p->cmdline)
+		fputs(p->cmdline, stdout);
+	else if (ctl->shell_quote)
+		put_quoted(p->name, strlen(p->name));
+	else
+		fputs(p->name, stdout);
+}
+
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	if (ctl->json) {
@@ -486,25 +805,25 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	if (ctl->printed)
 		fputs(ctl->delim, stdout);
 	ctl->printed = true;
-	if (ctl->list_full)
-		printf("%d %s", (int)p->pid, p->cmdline);
-	else if (ctl->list_name)
-		printf("%d %s", (int)p->pid, p->name);
-	else
-		printf("%d", (int)p->pid);
+	printf("%d", (int)p->pid);
+	if (ctl->list_name || ctl->list_full) {
+		putchar(' ');
+		put_text(ctl, p);
+	}
 }
 
+/* As pkill: a process that is gone is no error, others are warned about. */
 static void report_signal(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	switch (p->result) {
 	case PFK_SIGNALED:
 		ctl->signaled++;
-		if (ctl->echo)
-			printf("%s killed (pid %d)\n", p->name, (int)p->pid);
+		if (ctl->echo && !ctl->json) {
+			put_text(ctl, p);
+			printf(" killed (pid %d)\n", (int)p->pid);
+		}
 		break;
 	case PFK_GONE:
-		warnx("pid %d (%s) exited before it was signaled", (int)p->pid,
-		      p->name);
 		break;
 	default:
 		errno = p->err;
@@ -525,7 +844,7 @@ static int cmp_pgrp(const void *a, const void *b)
  * reach it; the other members of that group share its result.
  */
 static void signal_groups(struct pfkill_ctl *ctl, struct pfk_proc *procs,
-			  size_t n, int sig)
+			  size_t n, int sig, siginfo_t *info)
 {
 	struct pfk_proc **order = malloc(n * sizeof(*order));
 	size_t i = 0;
@@ -545,8 +864,9 @@ static void signal_groups(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 				order[j]->err = done->err;
 				continue;
 			}
-			if (pfk_signal(order[j], sig, PFK_SCOPE_PGROUP,
-				       &ctl->feat) != PFK_GONE)
+			if (pfk_signal_info(order[j], sig, info,
+					    PFK_SCOPE_PGROUP, &ctl->feat) !=
+			    PFK_GONE)
 				done = order[j];
 		}
 		i = j;
@@ -559,11 +879,24 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 {
 	size_t left = 0;
 
+	siginfo_t info, *ip = NULL;
+
+	if (ctl->queue) {
+		/* -q: what sigqueue() would send, through the handle. */
+		memset(&info, 0, sizeof(info));
+		info.si_signo = ctl->sig;
+		info.si_code = SI_QUEUE;
+		info.si_pid = getpid();
+		info.si_uid = getuid();
+		info.si_value.sival_int = ctl->queue_value;
+		ip = &info;
+	}
 	if (ctl->scope == PFK_SCOPE_PGROUP)
-		signal_groups(ctl, procs, n, ctl->sig);
+		signal_groups(ctl, procs, n, ctl->sig, ip);
 	else
 		for (size_t i = 0; i < n; i++)
-			pfk_signal(&procs[i], ctl->sig, ctl->scope, &ctl->feat);
+			pfk_signal_info(&procs[i], ctl->sig, ip, ctl->scope,
+					&ctl->feat);
 	for (size_t i = 0; i < n; i++)
 		report_signal(ctl, &procs[i]);
 	fflush(stdout);
@@ -595,6 +928,12 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			print_json(&procs[i]);
 }
 
+/* procps warns when a name pattern cannot match a 15-byte comm. */
+static bool long_name_pattern(const char *p)
+{
+	return p && strlen(p) > 15 && !strpbrk(p, "|[");
+}
+
 static int run(struct pfkill_ctl *ctl)
 {
 	size_t max = batch_size(ctl);
@@ -621,18 +960,29 @@ static int run(struct pfkill_ctl *ctl)
 	}
 	if (n < 0)
 		err(EXIT_FATAL, "reading /proc");
+	ctl->ancestor_hits = pfk_scan_ancestor_hits(scan);
 	pfk_scan_close(scan);
 	free(procs);
 
 	if (ctl->printed)
 		putchar('\n');
-	if (ctl->count)
-		printf("%zu\n", ctl->list_mode ? ctl->matched : ctl->signaled);
+	/* pkill counts what matched, not what it could signal. */
+	if (ctl->count && !ctl->json)
+		printf("%zu\n", ctl->matched);
 	if (fflush(stdout) != 0)
 		err(EXIT_FATAL, "write error");
+	if (!ctl->matched && !ctl->filter.full && long_name_pattern(ctl->pattern))
+		warnx("pattern that searches for process name longer than 15 "
+		      "characters will result in zero matches\nTry `%s -f' "
+		      "option to match against the complete command line.",
+		      program_invocation_short_name);
 
 	if (ctl->list_mode)
 		return ctl->matched ? EXIT_MATCH : EXIT_NOMATCH;
+	if (!ctl->matched && ctl->ancestor_hits && !ctl->ignore_ancestors)
+		warnx("only ancestors of this pfkill matched (%zu), none "
+		      "signaled; --include-ancestors would signal them",
+		      ctl->ancestor_hits);
 	if (!ctl->signaled || ctl->alive)
 		return EXIT_NOMATCH;
 	return EXIT_MATCH;
@@ -648,6 +998,7 @@ int main(int argc, char **argv)
 	};
 	int proc_fd, ret;
 
+	setlocale(LC_ALL, "");
 	if (strcmp(program_invocation_short_name, "pfgrep") == 0)
 		ctl.list_mode = 1;
 

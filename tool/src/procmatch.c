@@ -10,9 +10,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -22,26 +25,127 @@ struct pfk_scan {
 	DIR *proc_dir;
 	DIR *task_dir;			/* --thread: tasks of the current process */
 	pid_t task_tgid;
+	int task_procfd;		/* with thread_tgid_fd: /proc/<tgid> */
 	pid_t *skip;			/* ourselves and, by default, our ancestors */
 	size_t nskip;
+	size_t ancestor_hits;		/* matches dropped as our ancestors */
+	double uptime;			/* -O: /proc/uptime when the scan began */
+	long hz;
 	struct pfk_proc best;		/* -n / -o: the best match so far */
 	bool have_best;
+	bool best_is_ancestor;
 	bool done;
 	char *buf;			/* scratch buffer for cmdline */
 	size_t bufsz;
+	char *raw;			/* -a -Q: the raw argv */
+	size_t rawsz;
 };
+
+const char *const pfk_ns_names[PFK_NS_COUNT] = {
+	"ipc", "mnt", "net", "pid", "user", "uts",
+};
+
+int pfk_ns_index(const char *name)
+{
+	for (int i = 0; i < PFK_NS_COUNT; i++)
+		if (strcmp(name, pfk_ns_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The inode of each ns/<name> link below dirfd; 0 where unreadable. */
+int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT])
+{
+	int found = 0;
+
+	for (int i = 0; i < PFK_NS_COUNT; i++) {
+		char path[16];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
+		ino[i] = fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0;
+		found += ino[i] != 0;
+	}
+	return found ? 0 : -1;
+}
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629), -1 if invalid. */
+static int u8len(const unsigned char *s, size_t size)
+{
+	unsigned int x;
+
+	if (s[0] <= 0x7f)
+		return 1;
+	if (size < 2 || (s[1] & 0xc0) != 0x80)
+		return -1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return 2;
+	/* procps refuses a 3-byte private use character that ends the text */
+	if (size == 3) {
+		x = (unsigned int)s[0] << 16 | (unsigned int)s[1] << 8 | s[2];
+		if (x >= 0xee8080 && x <= 0xefa3bf)
+			return -1;
+	}
+	if (size < 3 || (s[2] & 0xc0) != 0x80)
+		return -1;
+	x = (unsigned int)s[0] << 6 | (s[1] & 0x3f);
+	if ((x >= 0x3820 && x <= 0x3b5f) || (x >= 0x3b80 && x <= 0x3bff))
+		return 3;
+	if (size >= 4 && (s[3] & 0xc0) == 0x80 && x >= 0x3c10 && x <= 0x3d0f)
+		return 4;
+	return -1;
+}
+
+void pfk_escape(char *str, size_t len)
+{
+	static int utf8;	/* 0 unknown, 1 yes, -1 no */
+	unsigned char *s = (unsigned char *)str;
+
+	if (!utf8) {
+		const char *cs = nl_langinfo(CODESET);
+
+		utf8 = cs && strcasecmp(cs, "UTF-8") == 0 ? 1 : -1;
+	}
+	if (utf8 < 0) {
+		for (size_t i = 0; i < len; i++)
+			if (!isprint(s[i]))
+				s[i] = '?';
+		return;
+	}
+	while (len > 0) {
+		int n = u8len(s, len);
+
+		if (n < 0 || s[0] < 0x20 || s[0] == 0x7f ||
+		    (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)) {
+			s[0] = '?';
+			n = 1;
+		}
+		s += n;
+		len -= n;
+	}
+}
 
 void pfk_filter_init(struct pfk_filter *flt, int proc_fd)
 {
 	memset(flt, 0, sizeof(*flt));
 	flt->proc_fd = proc_fd;
+	flt->ns_mask = (1u << PFK_NS_COUNT) - 1;
 }
 
 void pfk_filter_free(struct pfk_filter *flt)
 {
 	struct pfk_ids *lists[] = { &flt->euid, &flt->ruid, &flt->rgid,
 				    &flt->pgrp, &flt->session, &flt->ppid,
-				    &flt->tty };
+				    &flt->tty, &flt->pid };
+	struct pfk_strs *strs[] = { &flt->cgroup, &flt->env };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		for (size_t k = 0; k < strs[i]->n; k++)
+			free(strs[i]->v[k]);
+		free(strs[i]->v);
+		strs[i]->v = NULL;
+		strs[i]->n = 0;
+	}
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		free(lists[i]->v);
@@ -144,9 +248,11 @@ int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 		namelen = sizeof(p->name) - 1;
 	memcpy(p->name, open_paren + 1, namelen);
 	p->name[namelen] = '\0';
+	pfk_escape(p->name, namelen);
 
 	/* Fields 3..22 follow: state ppid pgrp session tty_nr ... starttime. */
 	s = close_paren + 2;
+	p->state = *s;
 	if (*s)
 		s += 2;		/* skip the one-letter state */
 	for (i = 1; i < 20; i++) {
@@ -187,6 +293,20 @@ static int status_ids(const char *status, const char *key,
 	return 0;
 }
 
+int pfk_strs_add(struct pfk_strs *l, const char *str)
+{
+	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	l->v = v;
+	v[l->n] = strdup(str);
+	if (!v[l->n])
+		return -1;
+	l->n++;
+	return 0;
+}
+
 bool pfk_ids_has(const struct pfk_ids *ids, unsigned long id)
 {
 	for (size_t i = 0; i < ids->n; i++)
@@ -208,40 +328,139 @@ int pfk_ids_add(struct pfk_ids *ids, unsigned long id)
 
 static bool skipped(const struct pfk_scan *scan, pid_t tgid)
 {
-	for (size_t i = 0; i < scan->nskip; i++)
+	for (size_t i = 1; i < scan->nskip; i++)	/* [0] is ourselves */
 		if (scan->skip[i] == tgid)
 			return true;
 	return false;
 }
 
-/* The text -f matches: the command line, or "[comm]" for kernel threads. */
-static const char *full_text(struct pfk_scan *scan, int dirfd,
-			     const struct pfk_proc *p)
+/* procps's command line buffer: longer ones are cut, as there. */
+#define CMDLINE_MAX (128 * 1024 - 1)
+
+static int grow(char **buf, size_t *bufsz, size_t need)
 {
-	ssize_t len = read_at(dirfd, "cmdline", &scan->buf, &scan->bufsz);
+	char *nb;
 
-	if (len < 0)
-		return NULL;
-	while (len > 0 && scan->buf[len - 1] == '\0')
-		len--;
-	for (ssize_t i = 0; i < len; i++)
-		if (scan->buf[i] == '\0')
-			scan->buf[i] = ' ';
-	scan->buf[len] = '\0';
-	if (len == 0) {
-		size_t need = strlen(p->name) + 3;
+	if (need <= *bufsz)
+		return 0;
+	nb = realloc(*buf, need);
+	if (!nb)
+		return -1;
+	*buf = nb;
+	*bufsz = need;
+	return 0;
+}
 
-		if (need > scan->bufsz) {
-			char *nb = realloc(scan->buf, need);
+/*
+ * The text -f matches and -a shows, as procps builds it: argv joined by
+ * spaces (NULs and newlines both become spaces, trailing NULs dropped, a
+ * last space cut), escaped; "[comm]" (plus " <defunct>" for a zombie)
+ * when the command line is empty.  With keep_argv the raw argv stays in
+ * scan->raw for -Q.
+ */
+static const char *full_text(struct pfk_scan *scan, int dirfd,
+			     struct pfk_proc *p)
+{
+	ssize_t n = read_at(dirfd, "cmdline", &scan->buf, &scan->bufsz);
+	char *b = scan->buf;
+	ssize_t i;
 
-			if (!nb)
-				return NULL;
-			scan->buf = nb;
-			scan->bufsz = need;
-		}
-		snprintf(scan->buf, need, "[%s]", p->name);
+	if (n < 0)
+		n = 0;
+	if (scan->flt->keep_argv) {
+		if (grow(&scan->raw, &scan->rawsz, n + 1) < 0)
+			return NULL;
+		memcpy(scan->raw, b, n);
+		scan->raw[n] = '\0';
+		p->argv_len = n;
 	}
-	return scan->buf;
+	if (n > CMDLINE_MAX)
+		n = CMDLINE_MAX;
+	if (n > 0) {
+		for (i = n; i > 0 && b[i - 1] == '\0'; i--)
+			;
+		while (i-- > 0)
+			if (b[i] == '\0' || b[i] == '\n')
+				b[i] = ' ';
+		if (b[n - 1] == ' ')
+			b[n - 1] = '\0';
+		b[n] = '\0';
+		n = strlen(b);
+	}
+	if (n == 0) {
+		size_t need = strlen(p->name) + sizeof("[] <defunct>");
+
+		if (grow(&scan->buf, &scan->bufsz, need) < 0)
+			return NULL;
+		snprintf(scan->buf, need, "[%s]%s", p->name,
+			 p->state == 'Z' ? " <defunct>" : "");
+		return scan->buf;
+	}
+	pfk_escape(b, n);
+	return b;
+}
+
+/* "0::/path" lines of /proc/<pid>/cgroup against --cgroup (cgroup v2). */
+static bool cgroup_match(struct pfk_scan *scan, int dirfd)
+{
+	const struct pfk_strs *want = &scan->flt->cgroup;
+	ssize_t n = read_at(dirfd, "cgroup", &scan->buf, &scan->bufsz);
+	char *line, *rest;
+
+	if (n <= 0)
+		return false;
+	for (rest = scan->buf; (line = strsep(&rest, "\n")) && *line; ) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		for (size_t k = 0; k < want->n; k++)
+			if (strcmp(line + 3, want->v[k]) == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * --env as procps: NAME=VALUE must equal an entry; a word without '='
+ * matches every entry it begins (so "PATH" also matches "PATHX=1").
+ */
+static bool env_match(struct pfk_scan *scan, int dirfd)
+{
+	const struct pfk_strs *want = &scan->flt->env;
+	ssize_t n = read_at(dirfd, "environ", &scan->buf, &scan->bufsz);
+	const char *e, *end;
+
+	if (n <= 0)
+		return false;
+	end = scan->buf + n;
+	for (e = scan->buf; e < end && *e; e += strlen(e) + 1) {
+		for (size_t k = 0; k < want->n; k++) {
+			const char *w = want->v[k];
+
+			if (strchr(w, '=') ? strcmp(e, w) == 0
+					   : strncmp(e, w, strlen(w)) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool ns_match(const struct pfk_filter *flt, int dirfd)
+{
+	unsigned long long ino[PFK_NS_COUNT];
+
+	pfk_read_ns(dirfd, ino);
+	for (int i = 0; i < PFK_NS_COUNT; i++)
+		if ((flt->ns_mask & (1u << i)) && ino[i] != flt->ns_ref[i])
+			return false;
+	return true;
+}
+
+/* stat's starttime against /proc/uptime, as procps's ELAPSED. */
+static bool older_match(const struct pfk_scan *scan, const struct pfk_proc *p)
+{
+	double elapsed = scan->uptime - (double)p->starttime / scan->hz;
+
+	return (int)elapsed >= scan->flt->older;
 }
 
 /*
@@ -258,20 +477,28 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 
 	if (pfk_read_stat(dirfd, p, &ppid, &session, &tty) < 0)
 		return -1;
-	if (skipped(scan, p->tgid))
-		return 0;
+	if (p->pid == scan->skip[0])
+		return 0;		/* never ourselves */
 
 	if (flt->ppid.n && !pfk_ids_has(&flt->ppid, ppid))
+		m = false;
+	if (m && flt->pid.n && !pfk_ids_has(&flt->pid, p->tgid))
 		m = false;
 	if (m && flt->pgrp.n && !pfk_ids_has(&flt->pgrp, p->pgrp))
 		m = false;
 	if (m && flt->session.n && !pfk_ids_has(&flt->session, session))
 		m = false;
-	if (m && flt->tty.n && !pfk_ids_has(&flt->tty, tty))
+	if (m && flt->tty_given && !pfk_ids_has(&flt->tty, tty))
 		m = false;
-	if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n)) {
+	if (m && flt->runstates && !strchr(flt->runstates, p->state))
+		m = false;
+	if (m && flt->older && !older_match(scan, p))
+		m = false;
+	if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
+		  flt->handler_sig)) {
 		char status[4096];
 		unsigned long ruid, euid, rgid, egid;
+		const char *cgt;
 
 		if (read_small_at(dirfd, "status", status, sizeof(status)) < 0 ||
 		    status_ids(status, "\nUid:", &ruid, &euid) < 0 ||
@@ -281,7 +508,18 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		    (flt->ruid.n && !pfk_ids_has(&flt->ruid, ruid)) ||
 		    (flt->rgid.n && !pfk_ids_has(&flt->rgid, rgid)))
 			m = false;
+		cgt = strstr(status, "\nSigCgt:");
+		if (m && flt->handler_sig &&
+		    (!cgt || !(strtoull(cgt + 8, NULL, 16) &
+			       (1ULL << (flt->handler_sig - 1)))))
+			m = false;
 	}
+	if (m && flt->ns_given && !ns_match(flt, dirfd))
+		m = false;
+	if (m && flt->cgroup.n && !cgroup_match(scan, dirfd))
+		m = false;
+	if (m && flt->env.n && !env_match(scan, dirfd))
+		m = false;
 	if (m && flt->has_pattern) {
 		if (flt->full) {
 			text = full_text(scan, dirfd, p);
@@ -296,11 +534,28 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		m = !m;
 	if (!m)
 		return 0;
+	if (skipped(scan, p->tgid)) {
+		/* -n/-o: an ancestor still competes, as under procps. */
+		if (flt->pick != PFK_PICK_ALL)
+			return 2;
+		scan->ancestor_hits++;
+		return 0;
+	}
 
 	if (flt->keep_cmdline) {
 		if (!text || !flt->full)
 			text = full_text(scan, dirfd, p);
-		p->cmdline = strdup(text ? text : p->name);
+		if (!text)
+			return -1;
+		if (flt->keep_argv) {
+			p->cmdline = malloc(p->argv_len + 1);
+			if (p->cmdline) {
+				memcpy(p->cmdline, scan->raw, p->argv_len);
+				p->cmdline[p->argv_len] = '\0';
+			}
+		} else {
+			p->cmdline = strdup(text);
+		}
 		if (!p->cmdline)
 			return -1;
 	}
@@ -326,7 +581,8 @@ static bool numeric(const char *s, pid_t *out)
  * Open the next candidate directory: /proc/<pid>, or with --thread
  * /proc/<tgid>/task/<tid>.  Returns its fd, -1 at the end, -2 on error.
  */
-static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid)
+static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
+		    int *tgid_fd)
 {
 	const struct pfk_filter *flt = scan->flt;
 	struct dirent *de;
@@ -338,6 +594,9 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid)
 			if (!de) {
 				closedir(scan->task_dir);
 				scan->task_dir = NULL;
+				if (scan->task_procfd >= 0)
+					close(scan->task_procfd);
+				scan->task_procfd = -1;
 				continue;
 			}
 			if (!numeric(de->d_name, pid))
@@ -349,6 +608,14 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid)
 			if (fd < 0)
 				continue;	/* the thread exited */
 			*tgid = scan->task_tgid;
+			if (scan->task_procfd >= 0) {
+				*tgid_fd = fcntl(scan->task_procfd,
+						 F_DUPFD_CLOEXEC, 0);
+				if (*tgid_fd < 0) {
+					close(fd);
+					return -2;
+				}
+			}
 			return fd;
 		}
 
@@ -373,9 +640,13 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid)
 			int taskfd = openat(fd, "task", O_RDONLY | O_DIRECTORY |
 					    O_CLOEXEC);
 
-			close(fd);
+			if (taskfd < 0 || !flt->thread_tgid_fd) {
+				close(fd);
+				fd = -1;
+			}
 			if (taskfd < 0)
 				continue;
+			scan->task_procfd = fd;
 			scan->task_dir = fdopendir(taskfd);
 			if (!scan->task_dir) {
 				close(taskfd);
@@ -425,6 +696,20 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt)
 	if (!scan)
 		return NULL;
 	scan->flt = flt;
+	scan->task_procfd = -1;
+	if (flt->older) {
+		char up[128];
+		int ufd = openat(flt->proc_fd, "uptime", O_RDONLY | O_CLOEXEC);
+		ssize_t n = ufd < 0 ? -1 : read(ufd, up, sizeof(up) - 1);
+
+		if (ufd >= 0)
+			close(ufd);
+		up[n > 0 ? n : 0] = '\0';
+		scan->uptime = strtod(up, NULL);
+		scan->hz = sysconf(_SC_CLK_TCK);
+		if (scan->hz <= 0)
+			scan->hz = 100;
+	}
 	fd = openat(flt->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		goto fail;
@@ -449,14 +734,22 @@ void pfk_scan_close(struct pfk_scan *scan)
 		return;
 	if (scan->task_dir)
 		closedir(scan->task_dir);
+	if (scan->task_procfd >= 0)
+		close(scan->task_procfd);
 	if (scan->proc_dir)
 		closedir(scan->proc_dir);
 	if (scan->have_best)
 		pfk_proc_release(&scan->best);
 	free(scan->skip);
 	free(scan->buf);
+	free(scan->raw);
 	free(scan);
 	errno = e;
+}
+
+size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan)
+{
+	return scan->ancestor_hits;
 }
 
 void pfk_proc_release(struct pfk_proc *p)
@@ -467,7 +760,9 @@ void pfk_proc_release(struct pfk_proc *p)
 		close(p->pidfd);
 	if (p->group_fd >= 0)
 		close(p->group_fd);
-	p->dirfd = p->pidfd = p->group_fd = -1;
+	if (p->tgid_fd >= 0)
+		close(p->tgid_fd);
+	p->dirfd = p->pidfd = p->group_fd = p->tgid_fd = -1;
 	free(p->cmdline);
 	p->cmdline = NULL;
 }
@@ -490,11 +785,11 @@ ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 	if (scan->done || max == 0)
 		return 0;
 	while (n < max) {
-		struct pfk_proc p = { .dirfd = -1, .pidfd = -1,
-				      .group_fd = -1, .proc_fd = flt->proc_fd };
+		struct pfk_proc p = { .dirfd = -1, .pidfd = -1, .group_fd = -1,
+				      .tgid_fd = -1, .proc_fd = flt->proc_fd };
 		int fd, r;
 
-		fd = next_dir(scan, &p.pid, &p.tgid);
+		fd = next_dir(scan, &p.pid, &p.tgid, &p.tgid_fd);
 		if (fd == -2)
 			return n ? (ssize_t)n : -1;
 		if (fd == -1) {
@@ -517,13 +812,20 @@ ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 				pfk_proc_release(&scan->best);
 			scan->best = p;
 			scan->have_best = true;
+			scan->best_is_ancestor = r == 2;
 		} else {
 			pfk_proc_release(&p);
 		}
 	}
 	if (scan->done && scan->have_best) {
-		out[0] = scan->best;
 		scan->have_best = false;
+		if (scan->best_is_ancestor) {
+			/* What procps would pick is left out: say so. */
+			pfk_proc_release(&scan->best);
+			scan->ancestor_hits++;
+			return 0;
+		}
+		out[0] = scan->best;
 		return 1;
 	}
 	return n;

@@ -126,7 +126,9 @@ static int open_pidfd(struct pfk_proc *p, bool thread)
 
 	if (p->pidfd >= 0)
 		return 0;
-	fd = sys_pidfd_open(p->pid, thread ? PIDFD_THREAD : 0);
+	/* A -w entry in kill mode stands for its whole process. */
+	fd = sys_pidfd_open(thread || p->tgid_fd < 0 ? p->pid : p->tgid,
+			    thread ? PIDFD_THREAD : 0);
 	if (fd < 0)
 		return -1;
 	if (!still_same(p, p->dirfd)) {
@@ -195,20 +197,29 @@ static enum pfk_result set_result(struct pfk_proc *p, int r)
 enum pfk_result pfk_signal(struct pfk_proc *p, int sig, enum pfk_scope scope,
 			   const struct pfk_features *feat)
 {
+	return pfk_signal_info(p, sig, NULL, scope, feat);
+}
+
+enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
+				enum pfk_scope scope,
+				const struct pfk_features *feat)
+{
 	int r;
 
 	switch (scope) {
 	case PFK_SCOPE_PROCESS:
-		r = sys_pidfd_send_signal(p->dirfd, sig, NULL, 0);
+		/* -w in kill mode: a thread's entry signals its process. */
+		r = sys_pidfd_send_signal(p->tgid_fd >= 0 ? p->tgid_fd : p->dirfd,
+					  sig, info, 0);
 		break;
 	case PFK_SCOPE_THREAD:
 		if (feat->taskfd_signal) {
 			/* A task directory fd is a thread handle. */
-			r = sys_pidfd_send_signal(p->dirfd, sig, NULL, 0);
+			r = sys_pidfd_send_signal(p->dirfd, sig, info, 0);
 		} else if (feat->pidfd_thread) {
 			r = open_pidfd(p, true);
 			if (r == 0)
-				r = sys_pidfd_send_signal(p->pidfd, sig, NULL,
+				r = sys_pidfd_send_signal(p->pidfd, sig, info,
 					feat->signal_flags ? PIDFD_SIGNAL_THREAD : 0);
 		} else {
 			errno = ENOSYS;
@@ -218,7 +229,7 @@ enum pfk_result pfk_signal(struct pfk_proc *p, int sig, enum pfk_scope scope,
 	case PFK_SCOPE_PGROUP:
 		r = open_group_leader(p);
 		if (r == 0)
-			r = sys_pidfd_send_signal(p->group_fd, sig, NULL,
+			r = sys_pidfd_send_signal(p->group_fd, sig, info,
 						  PIDFD_SIGNAL_PROCESS_GROUP);
 		break;
 	default:

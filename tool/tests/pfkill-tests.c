@@ -513,7 +513,9 @@ static int t_lookup_ids(void)
 	}
 	CHECK(pfk_lookup_user("1234", &v) == 0 && v == 1234);
 	CHECK(pfk_lookup_user("no_such_user_pfk", &v) < 0);
-	CHECK(pfk_lookup_user("4294967296", &v) < 0);
+	/* procps takes any number that fits a long; it just matches nobody */
+	CHECK(pfk_lookup_user("-1", &v) == 0 && v == (unsigned long)-1);
+	CHECK(pfk_lookup_user("99999999999999999999", &v) < 0);
 	CHECK(pfk_lookup_group("no_such_group_pfk", &v) < 0);
 	CHECK(pfk_lookup_tty("?", &v) == 0 && v == 0);
 	CHECK(pfk_lookup_tty("no/such/tty", &v) < 0);
@@ -856,9 +858,12 @@ static int t_e2e_signal_forms(void)
 	CHECK(pfkill(&r, "--signal=3", name, NULL) == 0);	/* QUIT */
 	CHECK(pfkill(&r, "-RTMIN+1", name, NULL) == 0);
 	CHECK(pfkill(&r, "--signal", "rtmin+2", name, NULL) == 0);
-	/* "-io" is -i -o, not SIGIO. */
-	CHECK(pfkill(&r, "-io", "--signal", "USR1", name, NULL) == 0);
-	CHECK(!pending(h, SIGIO));
+	/* As in pkill: "-io" is SIGIO, "-usr1" SIGUSR1, "-sigwinch" WINCH. */
+	CHECK(pfkill(&r, "-io", name, NULL) == 0);
+	CHECK(pending(h, SIGIO));
+	CHECK(pfkill(&r, "-sigwinch", name, NULL) == 0);
+	CHECK(pending(h, SIGWINCH));
+	CHECK(pfkill(&r, "--signal", "usr1", name, NULL) == 0);
 	CHECK(pending(h, SIGUSR1) && pending(h, SIGUSR2) &&
 	      pending(h, SIGHUP) && pending(h, SIGQUIT) &&
 	      pending(h, SIGRTMIN + 1) && pending(h, SIGRTMIN + 2));
@@ -1128,7 +1133,9 @@ static int t_e2e_terminal(void)
 	CHECK(h > 0);
 	CHECK(pfgrep(&r, "-t", pts + 5, NULL) == 0);	/* "pts/N" */
 	CHECK(lists_pid(r.out, h) && lines(r.out) == 1);
-	CHECK(pfgrep(&r, "-t", pts, "-x", name, NULL) == 0);
+	/* procps compares names as it prints them: no "/dev/" prefix */
+	CHECK(pfgrep(&r, "-t", pts, "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-t", "no_such_tty_pfk", "-x", name, NULL) == 1);
 	CHECK(pfgrep(&r, "--terminal", "?", "-x", name, NULL) == 1);
 	CHECK(pfkill(&r, "-USR1", "-t", pts + 5, NULL) == 0);
 	CHECK(pending(h, SIGUSR1));
@@ -1179,7 +1186,7 @@ static int t_e2e_negate_list(void)
 	/* Negation covers every criterion, as in procps. */
 	CHECK(pfgrep(&r, "-v", "-x", a, NULL) == 0);
 	CHECK(!lists_pid(r.out, ha) && lists_pid(r.out, hb));
-	CHECK(!lists_pid(r.out, getpid()));	/* never our ancestors */
+	CHECK(lists_pid(r.out, getpid()));	/* pgrep lists ancestors */
 	reap(ha);
 	reap(hb);
 	return PASS;
@@ -1194,7 +1201,10 @@ static int negate_kill_in_ns(void)
 
 	CHECK(a > 0 && b > 0);
 	/* Only our own namespace is visible: b is the one "not a". */
-	CHECK(pfkill(&r, "-v", "-USR1", "-x", negate_name_a, NULL) == 0);
+	/* pkill refuses -v; the long form is what it accepts */
+	CHECK(pfkill(&r, "-v", "-USR1", "-x", negate_name_a, NULL) == 2);
+	CHECK(nothing_pending(b));
+	CHECK(pfkill(&r, "--inverse", "-USR1", "-x", negate_name_a, NULL) == 0);
 	CHECK(pending(b, SIGUSR1) && !pending(a, SIGUSR1));
 	reap(a);
 	reap(b);
@@ -1216,14 +1226,23 @@ static int t_e2e_never_self_or_ancestors(void)
 	/* This test process is an ancestor of every pfgrep it runs. */
 	unique_name(name, "an");
 	prctl(PR_SET_NAME, name);
-	CHECK(pfgrep(&r, "-x", name, NULL) == 1);
+	/* pfgrep lists ancestors, as pgrep does; -A leaves them out */
+	CHECK(pfgrep(&r, "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, getpid()) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-A", "-x", name, NULL) == 1);
+	/* pfkill does not signal them, and says why it found nothing */
 	CHECK(pfkill(&r, "-x", "-USR1", name, NULL) == 1);
 	CHECK(nothing_pending(getpid()));
-	CHECK(pfgrep(&r, "--include-ancestors", "-x", name, NULL) == 0);
-	CHECK(lists_pid(r.out, getpid()) && lines(r.out) == 1);
+	CHECK(lines(r.err) == 1 && strstr(r.err, "--include-ancestors"));
+	CHECK(pfkill(&r, "-x", "-n", "-USR1", name, NULL) == 1);
+	CHECK(lines(r.err) == 1 && strstr(r.err, "ancestors"));
+	/* -A asked for it: no hint */
+	CHECK(pfkill(&r, "-A", "-x", "-USR1", name, NULL) == 1);
+	CHECK(r.err[0] == '\0');
+	CHECK(nothing_pending(getpid()));
 	/* The pattern is in pfgrep's own command line: still never itself. */
 	snprintf(token, sizeof(token), "%s_self", name);
-	CHECK(pfgrep(&r, "--include-ancestors", "-f", token, NULL) == 1);
+	CHECK(pfgrep(&r, "-f", token, NULL) == 1);
 	return PASS;
 }
 
@@ -1382,14 +1401,14 @@ static int t_e2e_pgroup(void)
 	other = spawn_simple(b);
 	CHECK(m > 0 && other > 0);
 	if (!feat.signal_flags) {
-		CHECK(pfkill(&r, "--pgroup", "-USR1", "-x", a, NULL) == 3);
-		CHECK(lines(r.err) == 1 && strstr(r.err, "--pgroup"));
+		CHECK(pfkill(&r, "--scope", "pgroup", "-USR1", "-x", a, NULL) == 3);
+		CHECK(lines(r.err) == 1 && strstr(r.err, "pgroup"));
 		CHECK(nothing_pending(leader) && nothing_pending(m));
 		reap(leader), reap(m), reap(other);
 		SKIP_IF(1, "kernel lacks PIDFD_SIGNAL_PROCESS_GROUP (exit 3 checked)");
 	}
 	/* Matching the leader signals the whole group. */
-	CHECK(pfkill(&r, "--pgroup", "-USR1", "-x", a, NULL) == 0);
+	CHECK(pfkill(&r, "--scope=pgroup", "-USR1", "-x", a, NULL) == 0);
 	CHECK(pending(leader, SIGUSR1) && pending(m, SIGUSR1));
 	CHECK(!pending(other, SIGUSR1));
 	/*
@@ -1398,7 +1417,7 @@ static int t_e2e_pgroup(void)
 	 * through our group leader... only if it matches: restrict with -g.
 	 */
 	char g[16];
-	CHECK(pfkill(&r, "--pgroup", "-USR2", "-x", b, "-g",
+	CHECK(pfkill(&r, "--scope", "pgroup", "-USR2", "-x", b, "-g",
 		     itoa_buf(g, leader), NULL) == 0);
 	CHECK(pending(leader, SIGUSR2) && pending(m, SIGUSR2));
 	CHECK(!pending(other, SIGUSR2));
@@ -1450,31 +1469,54 @@ static int t_e2e_help_version(void)
 	return PASS;
 }
 
-/* Every bad input: exit 2, exactly one line on stderr, nothing signaled. */
+/*
+ * Every bad input: exit 2, procps's first line on stderr (usage errors
+ * follow it with the help text, as procps does), nothing signaled.
+ */
 static int t_e2e_bad_input(void)
 {
-	static const char *const cases[][5] = {
-		{ "--bogus" },
-		{ "-Z" },
-		{ "-u" },
-		{ "a[" },
-		{ "-u", "no_such_user_pfk" },
-		{ "-U", "4294967296" },
-		{ "-G", "no_such_group_pfk" },
-		{ "--signal", "NOPE" },
-		{ "--signal", "99" },
-		{ "-99999999999999999999" },
-		{ "-P", "99999999999999999999" },
-		{ "-g", "2147483648" },
-		{ "-s", "-1" },
-		{ "-t", "no_such_tty_pfk" },
-		{ "--timeout", "5x" },
-		{ "--timeout", "99999999999" },
-		{ "--then", "KILL" },
-		{ "--pgroup", "--thread" },
-		{ "--list", "--signal", "KILL" },
-		{ "-P", "1,,2" },
-		{ "extra_pattern" },
+	static const struct {
+		const char *args[4];
+		const char *first;	/* start of stderr's first line */
+	} cases[] = {
+		{ { "--bogus" }, "pfkill: unrecognized option '--bogus'" },
+		{ { "-Z" }, "pfkill: invalid option -- 'Z'" },
+		{ { "-u" }, "pfkill: option requires an argument -- 'u'" },
+		{ { "a[" }, "pfkill: regex error: " },
+		{ { "-u", "no_such_user_pfk" }, "pfkill: invalid user name: no_such_user_pfk" },
+		{ { "-U", "99999999999999999999" }, "pfkill: invalid user name: 9" },
+		{ { "-G", "no_such_group_pfk" }, "pfkill: invalid group name: no_such" },
+		{ { "-g", "x1" }, "pfkill: invalid process group: x1" },
+		{ { "-s", "1x" }, "pfkill: invalid session id: 1x" },
+		{ { "-P", "99999999999999999999" }, "pfkill: not a number: 9" },
+		{ { "-p", "0x10" }, "pfkill: not a number: 0x10" },
+		{ { "--signal", "NOPE" }, "pfkill: unknown signal: NOPE" },
+		{ { "--signal", "99" }, "pfkill: unknown signal: 99" },
+		/* only the first -SIG counts: this one is an option cluster */
+		{ { "-65" }, "pfkill: invalid option -- '6'" },
+		{ { "-99999999999999999999" }, "pfkill: invalid option -- '9'" },
+		{ { "-q", "1x" }, "pfkill: invalid queue value: 1x" },
+		{ { "-q", "99999999999" }, "pfkill: invalid queue value: " },
+		{ { "-O", "abc" }, "pfkill: invalid age: abc" },
+		{ { "--ns", "0" }, "pfkill: invalid pid: 0" },
+		{ { "--nslist", "bogus" }, "pfkill: unknown namespace: bogus" },
+		{ { "-P", "1,,2" }, "pfkill: empty element in list: '1,,2'" },
+		{ { "-u", "0," }, "pfkill: empty element in list: '0,'" },
+		{ { "-g", ",0" }, "pfkill: empty element in list: ',0'" },
+		{ { "-P", "" }, "" },
+		{ { "-l" }, "pfkill: invalid option -- 'l'" },
+		{ { "-a" }, "pfkill: invalid option -- 'a'" },
+		{ { "-d", "," }, "pfkill: invalid option -- 'd'" },
+		{ { "-v" }, "pfkill: invalid option -- 'v'" },
+		{ { "-w" }, "pfkill: invalid option -- 'w'" },
+		{ { "-n", "-o" }, "" },
+		{ { "-L" }, "pfkill: -L without -F makes no sense" },
+		{ { "--timeout", "5x" }, "pfkill: invalid duration: 5x" },
+		{ { "--timeout", "99999999999" }, "pfkill: invalid duration: " },
+		{ { "--then", "KILL" }, "pfkill: --then needs --timeout" },
+		{ { "--scope", "pgroup", "--lightweight" }, "pfkill: --scope pgroup and -w" },
+		{ { "--scope", "nope" }, "pfkill: invalid scope: nope" },
+		{ { "extra_pattern" }, "pfkill: only one pattern can be provided" },
 	};
 	char name[16];
 	struct run r;
@@ -1484,31 +1526,42 @@ static int t_e2e_bad_input(void)
 	h = spawn_simple(name);
 	CHECK(h > 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *argv[10];
+		char *argv[12];
 		int n = 0;
 
 		argv[n++] = "pfkill";
 		argv[n++] = "-USR1";
 		argv[n++] = "-x";
 		argv[n++] = name;
-		for (int k = 0; k < 5 && cases[i][k]; k++)
-			argv[n++] = (char *)cases[i][k];
+		for (int k = 0; k < 4 && cases[i].args[k]; k++)
+			argv[n++] = (char *)cases[i].args[k];
 		argv[n] = NULL;
 		/* "a[" must be the pattern: drop our own name for it. */
-		if (strcmp(cases[i][0], "a[") == 0) {
+		if (strcmp(cases[i].args[0], "a[") == 0) {
 			argv[3] = "a[";
 			argv[4] = NULL;
 		}
 		run_prog(&r, pfkill_path, 0, argv);
-		if (r.status != 2 || lines(r.err) != 1 || r.out[0]) {
-			diag("case %zu (%s): status %d, stderr: %s", i,
-			     cases[i][0], r.status, r.err);
+		if (r.status != 2 || r.out[0] || !r.err[0] ||
+		    strncmp(r.err, cases[i].first, strlen(cases[i].first)) ||
+		    (cases[i].first[0] == '\0' && !strstr(r.err, "Usage:"))) {
+			diag("case %zu (%s): status %d, stderr: %.200s", i,
+			     cases[i].args[0], r.status, r.err);
 			return FAIL;
 		}
 	}
 	/* No criteria at all. */
-	CHECK(pfkill(&r, NULL) == 2 && lines(r.err) == 1);
-	CHECK(pfgrep(&r, "-9", name, NULL) == 2 && lines(r.err) == 1);
+	CHECK(pfkill(&r, NULL) == 2 && lines(r.err) == 2);
+	CHECK(strncmp(r.err, "pfkill: no matching criteria specified\n"
+		      "Try `pfkill --help' for more information.\n", 80) == 0);
+	CHECK(pfkill(&r, "-65", "-x", name, NULL) == 2);
+	CHECK(strcmp(r.err, "pfkill: invalid signal number: 65\n") == 0);
+	CHECK(pfgrep(&r, "-9", name, NULL) == 2 && strstr(r.err, "'9'"));
+	CHECK(pfgrep(&r, "-e", name, NULL) == 2 && strstr(r.err, "'e'"));
+	CHECK(pfgrep(&r, "-q", "1", name, NULL) == 2 && strstr(r.err, "'q'"));
+	/* A pid file that is not one: procps's exit 1, nothing signaled. */
+	CHECK(pfkill(&r, "-F", "/nonexistent/pfk.pid", NULL) == 1);
+	CHECK(strncmp(r.err, "pfkill: pidfile not valid\n", 26) == 0);
 	CHECK(nothing_pending(h));
 	reap(h);
 	return PASS;
@@ -1608,8 +1661,8 @@ static int t_e2e_old_kernel(void)
 		CHECK(pfkill(&r, "--thread", "-USR1", "-x", t1, NULL) == 3);
 		CHECK(lines(r.err) == 1 && strstr(r.err, "--thread"));
 	}
-	CHECK(pfkill(&r, "--pgroup", "-USR1", "-x", name, NULL) == 3);
-	CHECK(lines(r.err) == 1 && strstr(r.err, "--pgroup"));
+	CHECK(pfkill(&r, "--scope", "pgroup", "-USR1", "-x", name, NULL) == 3);
+	CHECK(lines(r.err) == 1 && strstr(r.err, "pgroup"));
 	CHECK(nothing_pending(h));
 	/* Listing threads and plain signaling still work. */
 	CHECK(pfgrep(&r, "--thread", "-x", t1, NULL) == 0 && lines(r.out) == 1);
