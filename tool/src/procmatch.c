@@ -69,33 +69,39 @@ int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT])
 	return found ? 0 : -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629), -1 if invalid. */
-static int u8len(const unsigned char *s, size_t size)
+/* procps 4.0.2's idea of a UTF-8 sequence: its length by lead byte. */
+static int u8len(unsigned char c)
 {
-	unsigned int x;
-
-	if (s[0] <= 0x7f)
+	if (c <= 0x7f)
 		return 1;
-	if (size < 2 || (s[1] & 0xc0) != 0x80)
+	if (c < 0xc2)
 		return -1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+	if (c <= 0xdf)
 		return 2;
-	/* procps refuses a 3-byte private use character that ends the text */
-	if (size == 3) {
-		x = (unsigned int)s[0] << 16 | (unsigned int)s[1] << 8 | s[2];
-		if (x >= 0xee8080 && x <= 0xefa3bf)
-			return -1;
-	}
-	if (size < 3 || (s[2] & 0xc0) != 0x80)
-		return -1;
-	x = (unsigned int)s[0] << 6 | (s[1] & 0x3f);
-	if ((x >= 0x3820 && x <= 0x3b5f) || (x >= 0x3b80 && x <= 0x3bff))
+	if (c <= 0xef)
 		return 3;
-	if (size >= 4 && (s[3] & 0xc0) == 0x80 && x >= 0x3c10 && x <= 0x3d0f)
-		return 4;
-	return -1;
+	return c <= 0xf4 ? 4 : -1;
 }
 
+static bool ctl_char(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* From s on, every byte that is not printable becomes '?'. */
+static void esc_all(unsigned char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isprint(s[i]))
+			s[i] = '?';
+}
+
+/*
+ * As procps 4.0.2: a sequence is skipped by the length its lead byte
+ * promises, without looking at what follows.  Where that would skip a
+ * control character (an escape sequence for the terminal) we escape as
+ * procps does for a broken sequence: a deliberate difference.
+ */
 void pfk_escape(char *str, size_t len)
 {
 	static int utf8;	/* 0 unknown, 1 yes, -1 no */
@@ -107,21 +113,22 @@ void pfk_escape(char *str, size_t len)
 		utf8 = cs && strcasecmp(cs, "UTF-8") == 0 ? 1 : -1;
 	}
 	if (utf8 < 0) {
-		for (size_t i = 0; i < len; i++)
-			if (!isprint(s[i]))
-				s[i] = '?';
+		esc_all(s, len);
 		return;
 	}
-	while (len > 0) {
-		int n = u8len(s, len);
+	for (size_t i = 0; i < len; ) {
+		int n = u8len(s[i]);
+		bool broken = n < 0 || i + n > len;
 
-		if (n < 0 || s[0] < 0x20 || s[0] == 0x7f ||
-		    (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)) {
-			s[0] = '?';
-			n = 1;
+		for (int k = 1; !broken && k < n; k++)
+			broken = ctl_char(s[i + k]);
+		if (broken) {
+			esc_all(s + i, len - i);
+			return;
 		}
-		s += n;
-		len -= n;
+		if (ctl_char(s[i]))
+			s[i] = '?';
+		i += n;
 	}
 }
 
