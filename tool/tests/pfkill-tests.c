@@ -1640,7 +1640,7 @@ static int zoo_start(void)
 	static char longarg[9001], envvar[48];
 	struct helper_opts o = { .ruid = -1, .euid = -1, .rgid = -1 };
 	struct timespec gap = { 0, 15 * 1000 * 1000 };
-	char buf[64], *pts;
+	char buf[160], *pts;
 	int ready[2];
 	pid_t pid;
 
