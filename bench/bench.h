@@ -15,6 +15,16 @@
  * Output, one machine-readable line per pair:
  *   # bench: name,A label,B label,median,min,max,A median ns,B median ns
  * with "n/a" for every figure that could not be measured.
+ *
+ * Sizes: bench_param("rounds", def) is PIDFD_BENCH_ROUNDS from the
+ * environment, else pidfd.bench_rounds= on the kernel command line, else
+ * def ("rounds": rounds per pair, "round_ms": milliseconds per side and
+ * round, "pgroup_max": largest process group). The smoke form that
+ * `make test` runs (scripts/smoke.sh) sets them small through the
+ * environment and PIDFD_SMOKE=strict or lenient: then every pair is also
+ * a KTAP case, "ok N name" when it was measured; n/a is "not ok" when
+ * strict (the patched kernel has every feature), "# SKIP" when lenient;
+ * a program that measured no pair at all ends with a failing case.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -37,7 +47,80 @@
 #define BENCH_ROUNDS	15	/* the issue asks for at least 7; short rounds, many */
 #define BENCH_MAX_ROUNDS 32
 #define BENCH_CHUNKS	15	/* per side and round, at most */
-#define BENCH_ROUND_NS	150000000.0	/* per side and round */
+#define BENCH_ROUND_MS	150	/* per side and round */
+
+/* "key" as PIDFD_BENCH_KEY in the environment or pidfd.bench_key= on
+ * the kernel command line; NULL when neither is there. */
+static inline const char *bench_arg(const char *key)
+{
+	static char line[4096];
+	char env[64], pat[64], *p;
+	size_t n;
+	int i, fd;
+
+	snprintf(env, sizeof(env), "PIDFD_BENCH_%s", key);
+	for (i = 12; env[i]; i++)
+		env[i] = env[i] >= 'a' && env[i] <= 'z' ? env[i] - 'a' + 'A' : env[i];
+	if (getenv(env))
+		return getenv(env);
+	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	line[n > 0 && n < sizeof(line) ? n : 0] = 0;
+	snprintf(pat, sizeof(pat), "pidfd.bench_%s=", key);
+	for (p = line; (p = strstr(p, pat)); p++)
+		if (p == line || p[-1] == ' ') {
+			p += strlen(pat);
+			p[strcspn(p, " \n")] = 0;
+			return p;
+		}
+	return NULL;
+}
+
+static inline long bench_param(const char *key, long def)
+{
+	const char *v = bench_arg(key);
+
+	return v && *v ? strtol(v, NULL, 0) : def;
+}
+
+/* The smoke form: 0 off, 1 lenient (n/a skips), 2 strict (n/a fails). */
+static int bench_smoke, bench_smoke_cases, bench_smoke_measured;
+
+static inline void bench_smoke_case(const char *name, int measured,
+				    const char *why)
+{
+	if (!bench_smoke)
+		return;
+	bench_smoke_cases++;
+	bench_smoke_measured += measured;
+	if (measured)
+		printf("ok %d %s\n", bench_smoke_cases, name);
+	else
+		printf("%sok %d %s # %sn/a: %s\n", bench_smoke == 2 ? "not " : "",
+		       bench_smoke_cases, name, bench_smoke == 2 ? "" : "SKIP ", why);
+	fflush(stdout);
+}
+
+static void bench_smoke_end(void)
+{
+	if (!bench_smoke_measured)
+		printf("not ok %d measured # no pair was measured\n",
+		       ++bench_smoke_cases);
+	fflush(stdout);
+}
+
+__attribute__((constructor)) static void bench_smoke_init(void)
+{
+	const char *m = getenv("PIDFD_SMOKE");
+
+	if (!m)
+		return;
+	bench_smoke = strcmp(m, "strict") ? 1 : 2;
+	atexit(bench_smoke_end);
+}
 
 static inline int sys_tgkill(pid_t tgid, pid_t tid, int sig)
 {
@@ -50,6 +133,36 @@ static inline double bench_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * The clock's step, measured: a guest without a calibrated TSC (booted
+ * without scripts/bench.sh's tsc= arguments, as `make test` boots) ticks
+ * in jiffies. A chunk is then made to last at least 20 steps, so that it
+ * is never timed as 0 ns.
+ */
+static inline double bench_clock_step_ns(void)
+{
+	static double step;
+	double t0, t1;
+	int k;
+
+	if (step > 0)
+		return step;
+	step = 1e18;
+	for (k = 0; k < 5; k++) {
+		t0 = bench_now_ns();
+		while ((t1 = bench_now_ns()) == t0)
+			;
+		if (t1 - t0 < step)
+			step = t1 - t0;
+	}
+	if (step > 1000) {
+		printf("# clock step %.0f ns: chunks of at least %.0f ms\n", step,
+		       20 * step / 1e6);
+		fflush(stdout);
+	}
+	return step;
 }
 
 /*
@@ -125,8 +238,9 @@ static inline double median(double *v, int n)
  */
 static double bench_untimed_ns;
 
-/* Rounds per pair; slow pairs may lower it, not below 7. */
-static int bench_rounds = BENCH_ROUNDS;
+/* Rounds per pair; slow pairs may lower it, not below 7 (0: the
+ * "rounds" parameter, else BENCH_ROUNDS). */
+static int bench_rounds;
 
 /* Nanoseconds per job for one run of @iters, or -1 when the op failed. */
 static inline double time_side(const struct bench_side *s, long iters)
@@ -146,6 +260,7 @@ static inline void bench_na(const char *name, const char *a, const char *b,
 	printf("# bench: %s,%s,%s,n/a,n/a,n/a,n/a,n/a\n", name, a, b);
 	printf("%-28s %-30s n/a (%s)\n", name, a, why);
 	fflush(stdout);
+	bench_smoke_case(name, 0, why);
 }
 
 /*
@@ -156,10 +271,18 @@ static inline double bench_pair(const char *name, struct bench_side a,
 				struct bench_side b)
 {
 	double ratio[BENCH_MAX_ROUNDS], ans[BENCH_MAX_ROUNDS], bns[BENCH_MAX_ROUNDS];
-	int rounds = bench_rounds < BENCH_MAX_ROUNDS ? bench_rounds : BENCH_MAX_ROUNDS;
+	double round_ns = bench_param("round_ms", BENCH_ROUND_MS) * 1e6;
+	int rounds = bench_rounds ? bench_rounds : bench_param("rounds", BENCH_ROUNDS);
 	double ca[BENCH_CHUNKS], cb[BENCH_CHUNKS], ta, tb, lo, hi, ra;
 	long iters = 1, chunks;
 	int r, c;
+
+	if (rounds < 1 || rounds > BENCH_MAX_ROUNDS)
+		rounds = rounds < 1 ? 1 : BENCH_MAX_ROUNDS;
+	if (round_ns < 1e6)
+		round_ns = 1e6;
+	if (round_ns < 20 * bench_clock_step_ns())
+		round_ns = 20 * bench_clock_step_ns();
 
 	/* Calibrate on the slower side: grow until a run takes ~1/8 round. */
 	for (;;) {
@@ -169,15 +292,19 @@ static inline double bench_pair(const char *name, struct bench_side a,
 			bench_na(name, a.label, b.label, strerror(errno));
 			return -1;
 		}
-		if ((ta > tb ? ta : tb) * iters > BENCH_ROUND_NS / 8)
+		if ((ta > tb ? ta : tb) * iters > round_ns / 8)
 			break;
 		iters *= 4;
 	}
-	iters = BENCH_ROUND_NS / (ta > tb ? ta : tb);
+	iters = round_ns / (ta > tb ? ta : tb);
 	if (iters < 1)
 		iters = 1;
 
 	chunks = iters < BENCH_CHUNKS ? iters : BENCH_CHUNKS;
+	if (chunks > round_ns / (20 * bench_clock_step_ns()))
+		chunks = round_ns / (20 * bench_clock_step_ns());
+	if (chunks < 1)
+		chunks = 1;
 	iters /= chunks;	/* now per chunk */
 
 	for (r = 0; r < rounds; r++) {
@@ -206,11 +333,16 @@ static inline double bench_pair(const char *name, struct bench_side a,
 	ra = median(ratio, rounds);
 	ta = median(ans, rounds);
 	tb = median(bns, rounds);
+	if (!(ta > 0 && tb > 0 && ra > 0 && lo > 0 && hi < 1e9)) {
+		bench_na(name, a.label, b.label, "a side timed as 0 ns: clock too coarse");
+		return -1;
+	}
 	printf("# bench: %s,%s,%s,%.4f,%.4f,%.4f,%.0f,%.0f\n", name, a.label,
 	       b.label, ra, lo, hi, ta, tb);
 	printf("%-28s %-30s %8.0f ns  vs %-22s %8.0f ns  ratio %.3f [%.3f..%.3f]  (%ld x %ld iters x %d rounds)\n",
 	       name, a.label, ta, b.label, tb, ra, lo, hi, chunks, iters, rounds);
 	fflush(stdout);
+	bench_smoke_case(name, 1, NULL);
 	return ra;
 }
 

@@ -37,10 +37,11 @@ static int op_kill(void *ctx, long n)
 int main(void)
 {
 	static const int sizes[] = { 1, 10, 100, 1000 };
+	long max = bench_param("pgroup_max", 1000);	/* smaller: the smoke form */
 	unsigned int i;
 	int m;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] <= max; i++) {
 		struct group g = { .leader = bench_fork_idler(0) };
 		char name[32];
 

@@ -17,7 +17,8 @@
  *
  * In the guest a run at 5000 takes seconds under TCG, so the sizes can
  * come from the kernel command line, pidfd.bench_tools=100,1000 or
- * =none (scripts/bench.sh runs them in the patched boot only).
+ * =none (scripts/bench.sh runs them in the patched boot only), or from
+ * PIDFD_BENCH_TOOLS in the environment (the smoke form, scripts/smoke.sh).
  */
 #include "bench.h"
 
@@ -109,21 +110,6 @@ static int spawn(pid_t *kids, int have, int want, const char *name)
 	return 0;
 }
 
-static void sizes_from_cmdline(char *sizes, size_t len)
-{
-	char line[4096], *word, *save;
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f))
-		for (word = strtok_r(line, " \n", &save); word;
-		     word = strtok_r(NULL, " \n", &save))
-			if (!strncmp(word, "pidfd.bench_tools=", 18))
-				snprintf(sizes, len, "%s", word + 18);
-	fclose(f);
-}
-
 int main(int argc, char **argv)
 {
 	const char *pfkill = "/tests/tool/bin/pfkill", *pgrep = "/usr/bin/pgrep";
@@ -155,12 +141,13 @@ int main(int argc, char **argv)
 			fprintf(f, "32768\n");	/* PID_MAX_LIMIT there */
 			fclose(f);
 		}
-		sizes_from_cmdline(sizes_arg, sizeof(sizes_arg));
+		if (bench_arg("tools"))
+			snprintf(sizes_arg, sizeof(sizes_arg), "%s", bench_arg("tools"));
 	}
 	if (!strcmp(sizes_arg, "none"))
 		return 0;
 	/* Each run here is a whole process scan: 7 rounds are enough. */
-	bench_rounds = 7;
+	bench_rounds = bench_param("rounds", 7);
 	snprintf(name, sizeof(name), "pfb-%d", getpid());
 	snprintf(ppid, sizeof(ppid), "%d", getpid());
 	snprintf(pat, sizeof(pat), "^%s$", name);

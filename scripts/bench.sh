@@ -12,80 +12,53 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-res=$CACHE/out/bench
-csv=$res/bench.csv
-svg=$res/bench.svg
-raw=$res/raw.csv	# kernel,name,A,B,median,min,max,A ns,B ns
-start=$SECONDS
-failed=0
-mkdir -p "$res"
-: > "$raw"
+# host_tools DIR SIZES: build tool/ and bench/tools.c for the host (the
+# only place they are built for it) and run pfgrep/pfkill against
+# procps over SIZES (e.g. 100,1000,5000) processes: DIR/host.txt, the
+# strace -c files in DIR/strace. `make test` runs it with a small size.
+host_tools() {
+	local dir=$1 sizes=$2 strace_args=()
 
-# The guest cannot calibrate its TSC against the PIT and falls back to
-# jiffies: CLOCK_MONOTONIC would tick in 4 ms steps. Handing it a TSC
-# frequency gives it nanoseconds; a wrong frequency scales A and B alike,
-# so the ratios do not depend on it.
-tsc=()
-khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-[ -n "$khz" ] && tsc=(tsc=reliable tsc_early_khz=$khz)
-
-# The guest: patched, then stock, each the way `make test` builds it.
-"$REPO/scripts/tree.sh"
-for k in patched stock; do
-	# pfkill is userspace: its guest run would say the same in both
-	# boots. 5000 processes take minutes under TCG (pgrep: ~6 s a run),
-	# so the guest stops at 1000 unless asked; the host does 5000.
-	tools=none
-	[ $k = patched ] && tools=${BENCH_GUEST_TOOLS:-100,1000}
-	KERNEL=$k "$REPO/scripts/kernel.sh"
-	KERNEL=$k "$REPO/scripts/guest.sh"
-	# TCG is slow and the tools benchmark forks thousands of processes.
-	KERNEL=$k PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-900} "$REPO/scripts/qemu.sh" bench \
-		pidfd.bench_tools=$tools "${tsc[@]}" >/dev/null
-	ktap=$CACHE/out/$k/bench.ktap
-	if ! grep -q '^PIDFD-SIGNAL-END' "$ktap" 2>/dev/null; then
-		echo "error: the $k guest did not finish the bench plan; see $CACHE/out/$k/bench.console" >&2
-		failed=1
+	mkdir -p "$dir"
+	make -s -C "$REPO/tool" >&2 || { echo "error: cannot build tool/" >&2; return 1; }
+	gcc -O2 -Wall -I"$REPO/bench" -I"$REPO/guest" -o "$dir/tools-host" \
+		"$REPO/bench/tools.c" || { echo "error: cannot compile bench/tools.c" >&2; return 1; }
+	rm -rf "$dir/strace"
+	if command -v strace >/dev/null; then
+		mkdir -p "$dir/strace"
+		strace_args=(-s "$(command -v strace)" -o "$dir/strace")
+	else
+		say "strace not installed: syscall counts are n/a"
 	fi
-	grep '^not ok' "$ktap" 2>/dev/null >&2 && failed=1
-	sed -n "s/^    # bench: /$k,/p" "$ktap" 2>/dev/null >> "$raw" || true
-done
+	"$dir/tools-host" -n "$sizes" -p "$REPO/tool/pfkill" \
+		-g "$(command -v pgrep)" -k "$(command -v pkill)" "${strace_args[@]}" \
+		> "$dir/host.txt" || { echo "error: host tools benchmark failed" >&2; return 1; }
+}
 
-# The host: pfkill against procps on this machine's real process table.
-say "host: pfgrep/pfkill against pgrep/pkill (100, 1000, 5000 processes)"
-make -s -C "$REPO/tool" >&2
-gcc -O2 -Wall -I"$REPO/bench" -o "$res/tools-host" "$REPO/bench/tools.c"
-strace_args=()
-rm -rf "$res/strace"
-if command -v strace >/dev/null; then
-	mkdir -p "$res/strace"
-	strace_args=(-s "$(command -v strace)" -o "$res/strace")
-else
-	say "strace not installed: syscall counts are n/a"
-fi
-if "$res/tools-host" -n 100,1000,5000 -p "$REPO/tool/pfkill" \
-	-g "$(command -v pgrep)" -k "$(command -v pkill)" "${strace_args[@]}" \
-	> "$res/host.txt"; then
-	sed -n 's/^# bench: /host,/p' "$res/host.txt" >> "$raw"
-else
-	echo "error: host tools benchmark failed" >&2
-	failed=1
-fi
-# Syscall counts as rows of the same shape: one run each, so no spread.
-for n in 100 1000 5000; do
-	for pair in list:pfgrep:pgrep kill:pfkill:pkill; do
-		IFS=: read -r what a b <<<"$pair"
-		ca=$(awk '$NF == "total" { print $4 }' "$res/strace/$a-$n.txt" 2>/dev/null || true)
-		cb=$(awk '$NF == "total" { print $4 }' "$res/strace/$b-$n.txt" 2>/dev/null || true)
-		if [ -n "$ca" ] && [ -n "$cb" ]; then
-			r=$(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%.4f", a / b }')
-			echo "host,syscalls.$what.$n,$a calls,$b calls,$r,$r,$r,$ca,$cb"
-		else
-			echo "host,syscalls.$what.$n,$a calls,$b calls,n/a,n/a,n/a,n/a,n/a"
-		fi
+# syscall_rows STRACEDIR SIZE...: the strace -c totals as rows of the
+# raw shape, one run each, so no spread.
+syscall_rows() {
+	local dir=$1 n pair what a b ca cb r; shift
+	for n; do
+		for pair in list:pfgrep:pgrep kill:pfkill:pkill; do
+			IFS=: read -r what a b <<<"$pair"
+			ca=$(awk '$NF == "total" { print $4 }' "$dir/$a-$n.txt" 2>/dev/null || true)
+			cb=$(awk '$NF == "total" { print $4 }' "$dir/$b-$n.txt" 2>/dev/null || true)
+			if [ -n "$ca" ] && [ -n "$cb" ]; then
+				r=$(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%.4f", a / b }')
+				echo "host,syscalls.$what.$n,$a calls,$b calls,$r,$r,$r,$ca,$cb"
+			else
+				echo "host,syscalls.$what.$n,$a calls,$b calls,n/a,n/a,n/a,n/a,n/a"
+			fi
+		done
 	done
-done >> "$raw"
+}
 
+
+# report RAW CSV SVG: the table (stdout), its CSV and the plot, from the
+# raw rows. `make test` runs it on its smoke rows (scripts/smoke.sh).
+report() {
+	local raw=$1 csv=$2 svg=$3
 # Join, judge and print. The goals are the issue's; rows without one
 # are there for context. "no regression" = (pidfd/kill in the patched
 # boot) / (pidfd/kill in the stock boot); its spread is the worst case
@@ -101,7 +74,8 @@ function goal(k, n) {
 }
 function row(k, n, a, b, med, lo, hi, ans, bns,   g, met) {
 	g = goal(k, n)
-	met = g == "" ? "-" : med == "n/a" ? "n/a" : med + 0 <= g ? "yes" : "NO"
+	# Not a plain number (n/a, or a NaN from a broken run): no verdict.
+	met = g == "" ? "-" : med !~ /^[0-9]+(\.[0-9]+)?$/ ? "n/a" : med + 0 <= g ? "yes" : "NO"
 	# A miss by the median, the goal inside the spread of the rounds.
 	if (met == "NO" && lo != "-" && lo + 0 <= g)
 		met = "NO*"
@@ -118,7 +92,7 @@ END {
 		"benchmark", "A", "B", "median", "min", "max", "goal", "met?"
 	for (i = 1; i <= count; i++) {
 		split(r[order[i]], f, ",")
-		if (f[1] == "patched" || f[1] == "stock")
+		if (f[1] != "host")
 			row(f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9])
 	}
 	# Patched vs stock for the flags-0 path of items 1 and 2.
@@ -161,10 +135,12 @@ function frame(x0, title, xlabel, ylabel) {
 	printf "<text x=\"%d\" y=\"320\">%s</text>\n", x0 + 120, xlabel
 	printf "<text x=\"%d\" y=\"35\" font-size=\"11\">%s</text>\n", x0, ylabel
 }
-$1 == "patched" && $2 ~ /^pgroup\./ && $5 != "n/a" {
+# Only plain numbers are plotted: a NaN or inf would stall the axes loop.
+function num(v) { return v ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
+$1 == "patched" && $2 ~ /^pgroup\./ && num($5) && num($6) && num($7) {
 	n = substr($2, 8); pg[n] = $5; pglo[n] = $6; pghi[n] = $7
 }
-$1 == "host" && $2 ~ /^tools\./ && $5 != "n/a" {
+$1 == "host" && $2 ~ /^tools\./ && num($8) && num($9) {
 	split($2, f, "."); n = f[3]
 	t[$3, n] = $8 / 1e6; t[$4, n] = $9 / 1e6
 	if ($8 / 1e6 > tmax) tmax = $8 / 1e6
@@ -223,6 +199,70 @@ END {
 	}
 	print "</svg>"
 }' "$raw" > "$svg"
+}
+
+# Entry points for scripts/smoke.sh (`make test`), so that it runs these
+# very lines: --host DIR SIZES, --report RAW OUTDIR [STRACEDIR SIZE...].
+case ${1:-} in
+--host)
+	host_tools "$2" "$3"
+	exit ;;
+--report)
+	raw=$2 dir=$3
+	shift 3
+	[ $# -gt 1 ] && syscall_rows "$@" >> "$raw"
+	report "$raw" "$dir/bench.csv" "$dir/bench.svg"
+	exit ;;
+esac
+
+res=$CACHE/out/bench
+csv=$res/bench.csv
+svg=$res/bench.svg
+raw=$res/raw.csv	# kernel,name,A,B,median,min,max,A ns,B ns
+start=$SECONDS
+failed=0
+mkdir -p "$res"
+: > "$raw"
+
+# The guest cannot calibrate its TSC against the PIT and falls back to
+# jiffies: CLOCK_MONOTONIC would tick in 4 ms steps. Handing it a TSC
+# frequency gives it nanoseconds; a wrong frequency scales A and B alike,
+# so the ratios do not depend on it.
+tsc=()
+khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+[ -n "$khz" ] && tsc=(tsc=reliable tsc_early_khz=$khz)
+
+# The guest: patched, then stock, each the way `make test` builds it.
+"$REPO/scripts/tree.sh"
+for k in patched stock; do
+	# pfkill is userspace: its guest run would say the same in both
+	# boots. 5000 processes take minutes under TCG (pgrep: ~6 s a run),
+	# so the guest stops at 1000 unless asked; the host does 5000.
+	tools=none
+	[ $k = patched ] && tools=${BENCH_GUEST_TOOLS:-100,1000}
+	KERNEL=$k "$REPO/scripts/kernel.sh"
+	KERNEL=$k "$REPO/scripts/guest.sh"
+	# TCG is slow and the tools benchmark forks thousands of processes.
+	KERNEL=$k PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-900} "$REPO/scripts/qemu.sh" bench \
+		pidfd.bench_tools=$tools "${tsc[@]}" >/dev/null
+	ktap=$CACHE/out/$k/bench.ktap
+	if ! grep -q '^PIDFD-SIGNAL-END' "$ktap" 2>/dev/null; then
+		echo "error: the $k guest did not finish the bench plan; see $CACHE/out/$k/bench.console" >&2
+		failed=1
+	fi
+	grep '^not ok' "$ktap" 2>/dev/null >&2 && failed=1
+	sed -n "s/^    # bench: /$k,/p" "$ktap" 2>/dev/null >> "$raw" || true
+done
+
+# The host: pfkill against procps on this machine's real process table.
+say "host: pfgrep/pfkill against pgrep/pkill (100, 1000, 5000 processes)"
+if host_tools "$res" 100,1000,5000; then
+	sed -n 's/^# bench: /host,/p' "$res/host.txt" >> "$raw"
+else
+	failed=1
+fi
+syscall_rows "$res/strace" 100 1000 5000 >> "$raw"
+report "$raw" "$csv" "$svg"
 
 echo
 echo "ratio = A/B per round: median, min, max over the interleaved rounds (15; 7 for tools.*)"

@@ -9,7 +9,7 @@
 #   /tests/conformance    tests/*.c
 #   /tests/tool           the pfkill tool and its tests (tool/)
 #   /bench, /stress       bench/*.c, stress/*.c
-#   /plans/{test,run,bench,stress}
+#   /plans/{test,run,bench,stress}   (test includes scripts/smoke.sh plan)
 # Only what changed is rebuilt; the kernel is never relinked for this.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -128,6 +128,8 @@ done
 		echo "conformance:$t 300 /tests/conformance/$t"
 	done
 	[ $tool = yes ] && echo "tool:pfkill 300 /tests/tool/bin/pfkill-tests"
+	# The smoke form of make bench, stress and run (smoke:*).
+	"$REPO/scripts/smoke.sh" plan
 } > "$root/plans/test"
 echo "demo 120 /bin/demo" > "$root/plans/run"
 

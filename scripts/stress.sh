@@ -14,6 +14,67 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# table KTAP CONSOLE: the table. Rows come from the programs ("# ROW ..."
+# in the KTAP file, from the stress:* and smoke:stress:* programs);
+# splats are counted in the console between "# running" markers. Fails
+# when a row that must be zero is not, a row attempted nothing, or a
+# program printed no row. `make test` runs it on its smoke run
+# (scripts/smoke.sh).
+table() {
+	local ktap=$1 console=$2 splats status=0
+	splats=$(mktemp)
+	awk 'match($0, /# running [^ ]+/) {
+		prog = substr($0, RSTART + 10, RLENGTH - 10); sub(/^(smoke:)?stress:/, "", prog); next
+	     }
+	     /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage/ {
+		n[prog == "" ? "boot" : prog]++
+	     }
+	     END { for (p in n) print p, n[p] }' "$console" > "$splats"
+	awk -v splatfile="$splats" '
+	BEGIN {
+		while ((getline l < splatfile) > 0) { split(l, a, " "); splat[a[1]] = a[2] }
+		fmt = "%-44s %10s %9s %7s  %-22s %s\n"
+		printf fmt, "scenario", "attempts", "failures", "splats", "leaks", "note"
+	}
+	/^# running / {
+		prog = $3
+		if (sub(/^(smoke:)?stress:/, "", prog)) seen[prog] = 1
+		else prog = ""
+		next
+	}
+	/^    # ROW / && prog != "" {
+		line = substr($0, 11)
+		split(line, f, "|")
+		s = (prog in splat) ? splat[prog] : 0
+		shown[prog] = 1
+		race = f[1] ~ /kill\(2\)$/	# the PID-reuse race: expected
+		note = f[5]
+		if (f[2] != "n/a" && f[2] + 0 == 0) { bad++; note = note "  <- FAIL: nothing attempted" }
+		else if (f[3] != "n/a" && f[3] + 0 != 0 && !race) { bad++; note = note "  <- FAIL" }
+		if (s + 0 != 0) bad++
+		printf fmt, f[1], f[2], f[3], s, f[4], note
+		if (race) killrow = f[3]
+	}
+	END {
+		for (p in seen) if (!(p in shown)) {
+			bad++
+			printf fmt, p, "-", "-", ((p in splat) ? splat[p] : 0), "-", "no result rows: crashed or timed out  <- FAIL"
+		}
+		if ("boot" in splat) printf fmt, "boot", "-", "-", splat["boot"], "-", "before the first program"
+		if (killrow == "" || killrow == 0) print "note: kill(2) showed no wrong delivery this run (the race is probabilistic)"
+		exit bad != 0
+	}' "$ktap" || status=1
+	rm -f "$splats"
+	return $status
+}
+
+# scripts/smoke.sh (`make test`) runs the table on its own run.
+if [ "${1:-}" = --table ]; then
+	table "$2" "$3"
+	exit
+fi
+
+
 [ "$KERNEL" = debug ] || say "warning: stress on KERNEL=$KERNEL (make stress uses debug)"
 start=$SECONDS
 
@@ -39,36 +100,10 @@ read -r -a user_args <<<"${STRESS_ARGS:-}"
 GUEST_MEM=${GUEST_MEM:-2048} PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-1700} \
 	"$REPO/scripts/qemu.sh" stress "${args[@]}" "${user_args[@]}"
 
-# The table. Rows come from the programs ("# ROW ..." in the KTAP file);
-# splats are counted in the console between "# running" markers.
-splats=$OUT/stress.splats
-awk '/# running stress:/ { prog = $3; sub(/^stress:/, "", prog); next }
-     /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage/ {
-	n[prog == "" ? "boot" : prog]++
-     }
-     END { for (p in n) print p, n[p] }' "$OUT/stress.console" > "$splats"
 echo
-awk -v splatfile="$splats" '
-BEGIN {
-	while ((getline l < splatfile) > 0) { split(l, a, " "); splat[a[1]] = a[2] }
-	fmt = "%-44s %10s %9s %7s  %-22s %s\n"
-	printf fmt, "scenario", "attempts", "failures", "splats", "leaks", "note"
-}
-/^# running stress:/ { prog = $3; sub(/^stress:/, "", prog); seen[prog] = 1; next }
-/^    # ROW / {
-	line = substr($0, 11)
-	split(line, f, "|")
-	s = (prog in splat) ? splat[prog] : 0
-	shown[prog] = 1
-	printf fmt, f[1], f[2], f[3], s, f[4], f[5]
-	if (f[3] != "n/a" && f[3] != 0 && f[1] != "recycle:kill(2)") bad++
-	if (f[1] == "recycle:kill(2)") killrow = f[3]
-}
-END {
-	for (p in seen) if (!(p in shown)) printf fmt, p, "-", "-", ((p in splat) ? splat[p] : 0), "-", "no result rows: crashed or timed out"
-	if ("boot" in splat) printf fmt, "boot", "-", "-", splat["boot"], "-", "before the first program"
-	if (killrow == "" || killrow == 0) print "note: kill(2) showed no wrong delivery this run (the race is probabilistic)"
-}' "$OUT/stress.ktap"
+table_status=0
+table "$OUT/stress.ktap" "$OUT/stress.console" || table_status=1
 echo
 say "make stress: $((SECONDS - start)) s in all (build $built s, guest $((SECONDS - start - built)) s)"
-"$REPO/scripts/ktap.sh" "$OUT/stress.console" "$OUT/stress.ktap"
+"$REPO/scripts/ktap.sh" "$OUT/stress.console" "$OUT/stress.ktap" || exit 1
+[ $table_status = 0 ] || { echo "stress table: rows marked FAIL above" >&2; exit 1; }

@@ -25,7 +25,8 @@ rm -f "$host"
 	"$(grep -c '^    not ok ' "$host") not ok"
 
 "$REPO/scripts/qemu.sh" test
+"$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
 say "results of the $KERNEL kernel"
-results=("$OUT/test.ktap")
+results=("$OUT/test.ktap" "$OUT/smoke.ktap")
 [ -f "$host" ] && results=("$host" "${results[@]}")
 "$REPO/scripts/ktap.sh" "$OUT/test.console" "${results[@]}"

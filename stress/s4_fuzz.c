@@ -13,7 +13,11 @@
  *   documented errors comes back; a kill file never accepts garbage.
  * - Debian's trinity restricted to pidfd_send_signal, pidfd_open,
  *   pidfd_getfd, waitid and clone3 (if /usr/bin/trinity is in the image);
- * - Debian's stress-ng pidfd, kill, sigq and clone stressors.
+ *   its row counts the syscalls it reports ("Ran N syscalls" when it
+ *   stops on SIGINT, else its last "N iterations" line);
+ * - Debian's stress-ng pidfd, kill, sigq and clone stressors, one row
+ *   each with the bogo-ops of its --yaml report.
+ * A fuzzer that did nothing (no count, or 0) is a failing row.
  *
  * The judge is the console: zero splats (scripts/stress.sh counts them).
  */
@@ -308,15 +312,21 @@ static void fuzzer(int uid, double end)
 	_exit(0);
 }
 
-static pid_t run(const char *path, char *const argv[], int uid)
+/* Start @path as @uid in a session of its own, its output into @log. */
+static pid_t run(const char *path, char *const argv[], int uid, const char *log)
 {
 	pid_t p = fork();
 
 	if (p == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 		setsid();
 		dup2(devnull, 0);
+		if (out >= 0) {
+			dup2(out, 1);
+			dup2(out, 2);
+		}
 		if (uid && (setgid(uid) || setuid(uid)))
 			_exit(2);
 		execv(path, argv);
@@ -325,9 +335,85 @@ static pid_t run(const char *path, char *const argv[], int uid)
 	return p;
 }
 
+#define TRINITY_LOG "/tmp/trinity.log"
+#define STRESSNG_LOG "/tmp/stress-ng.log"
+#define STRESSNG_YAML "/tmp/stress-ng.yaml"
+
+/* The last lines of a log, into our output (the console and KTAP). */
+static void show_tail(const char *tag, const char *path, int lines)
+{
+	char buf[16384], *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	ssize_t len;
+	off_t size;
+
+	if (fd < 0) {
+		printf("# %s: no output (%s)\n", tag, strerror(errno));
+		return;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	len = pread(fd, buf, sizeof(buf) - 1, size > (off_t)sizeof(buf) - 1 ?
+		    size - (off_t)sizeof(buf) + 1 : 0);
+	close(fd);
+	buf[len > 0 ? len : 0] = 0;
+	for (p = buf + strlen(buf); p > buf; p--)
+		if (p[-1] == '\n' && p[0] && ++n >= lines)
+			break;
+	for (p = strtok(p, "\n"); p; p = strtok(NULL, "\n"))
+		printf("# %s: %s\n", tag, p);
+}
+
+/*
+ * trinity's count of syscalls done: "Ran N syscalls" at its orderly
+ * exit, else the largest "N iterations." progress line (every 10000).
+ * -1 when the log has neither.
+ */
+static long trinity_count(void)
+{
+	char line[512], *p;
+	long n = -1, v;
+	FILE *f = fopen(TRINITY_LOG, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if ((p = strstr(line, "Ran ")) && sscanf(p, "Ran %ld syscalls", &v) == 1)
+			return fclose(f), v;
+		if ((p = strstr(line, " iterations.")) ) {
+			while (p > line && p[-1] >= '0' && p[-1] <= '9')
+				p--;
+			if (sscanf(p, "%ld iterations.", &v) == 1 && v > n)
+				n = v;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* Bogo-ops of @stressor in stress-ng's --yaml report; -1 if absent. */
+static long stressng_ops(const char *stressor)
+{
+	char line[256], name[64] = "";
+	long v;
+	FILE *f = fopen(STRESSNG_YAML, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " - stressor: %63s", name) == 1)
+			continue;
+		if (!strcmp(name, stressor) && sscanf(line, " bogo-ops: %ld", &v) == 1)
+			return fclose(f), v;
+	}
+	fclose(f);
+	return -1;
+}
+
 int main(void)
 {
+	static const char *const stressors[] = { "pidfd", "kill", "sigq", "clone" };
 	double seconds = param("fuzz_seconds", 120), end;
+	long tr_calls;
 	char tsecs[32], count[32];
 	pid_t fz[2] = { -1, -1 }, tr = -1, sn = -1;
 	int i, failed = 0, tr_status = -1, sn_status = -1;
@@ -345,14 +431,15 @@ int main(void)
 				 "-c", "pidfd_getfd", "-c", "waitid", "-c", "clone3",
 				 "-N", count, NULL };
 
-		tr = run(TRINITY, argv, 1000);	/* it refuses root */
+		tr = run(TRINITY, argv, 1000, TRINITY_LOG);	/* it refuses root */
 	}
 	if (access(STRESSNG, X_OK) == 0) {
 		char *argv[] = { "stress-ng", "--pidfd", "1", "--kill", "1",
 				 "--sigq", "1", "--clone", "1", "--timeout", tsecs,
-				 "--temp-path", "/tmp", "--metrics-brief", NULL };
+				 "--temp-path", "/tmp", "--metrics-brief",
+				 "--yaml", STRESSNG_YAML, NULL };
 
-		sn = run(STRESSNG, argv, 0);
+		sn = run(STRESSNG, argv, 0, STRESSNG_LOG);
 	}
 	while (now_s() < end) {
 		for (i = 0; i < 2; i++) {
@@ -377,10 +464,17 @@ int main(void)
 			waitpid(fz[i], NULL, 0);
 		}
 	if (tr > 0) {
+		/* SIGINT: it stops its children and prints its count; under
+		 * TCG on a debug kernel that takes seconds, give it 30. */
 		kill(-tr, SIGINT);
-		usleep(2000000);
-		kill(-tr, SIGKILL);
-		waitpid(tr, &tr_status, 0);
+		for (i = 0; i < 300 && waitpid(tr, &tr_status, WNOHANG) == 0; i++)
+			usleep(100000);
+		if (i == 300) {
+			kill(-tr, SIGKILL);
+			waitpid(tr, &tr_status, 0);
+		}
+		kill(-tr, SIGKILL);	/* children it left behind */
+		show_tail("trinity", TRINITY_LOG, 8);
 	}
 	if (sn > 0) {
 		for (i = 0; i < 300 && waitpid(sn, &sn_status, WNOHANG) == 0; i++)
@@ -389,6 +483,7 @@ int main(void)
 			kill(-sn, SIGKILL);
 			waitpid(sn, &sn_status, 0);
 		}
+		show_tail("stress-ng", STRESSNG_LOG, 12);
 	}
 
 	printf("# fuzzer: %ld calls, %ld invariant breaks (first at line %d, errno %d), %ld restarts; kill files: %ld writes, %ld garbage accepted\n",
@@ -404,16 +499,36 @@ int main(void)
 		    atomic_load(&F->write_breaks), "-", "garbage accepted counts as a failure");
 	else
 		row("fuzz:kill file bytes", -1, 0, "-", "not in this kernel");
-	if (tr > 0)
-		row("fuzz:trinity", 0, 0, "-", "%.0f s, 5 syscalls; exit status %#x",
-		    seconds, tr_status);
-	else
-		row("fuzz:trinity", -1, 0, "-", "trinity not in the image");
-	if (sn > 0)
-		row("fuzz:stress-ng", 0, sn_status != 0, "-",
-		    "pidfd kill sigq clone, %.0f s; exit status %#x", seconds, sn_status);
-	else
-		row("fuzz:stress-ng", -1, 0, "-", "stress-ng not in the image");
 	failed = atomic_load(&F->breaks) || atomic_load(&F->write_breaks);
+	/* A fuzzer that did nothing is a failure, not a clean run. */
+	if (tr > 0) {
+		tr_calls = trinity_count();
+		if (tr_calls > 0)
+			row("fuzz:trinity", tr_calls, 0, "-",
+			    "syscalls run, %.0f s, 5 syscalls; exit status %#x",
+			    seconds, tr_status);
+		else
+			row("fuzz:trinity", 0, 1, "-",
+			    "%s; exit status %#x (see " TRINITY_LOG " above)",
+			    tr_calls == 0 ? "ran 0 syscalls" :
+			    "no syscall count in its output", tr_status);
+		failed |= tr_calls <= 0;
+	} else {
+		row("fuzz:trinity", -1, 0, "-", "trinity not in the image");
+	}
+	for (i = 0; i < 4; i++) {
+		char name[48];
+		long ops = sn > 0 ? stressng_ops(stressors[i]) : -1;
+		int bad = ops <= 0 || sn_status != 0;
+
+		snprintf(name, sizeof(name), "fuzz:stress-ng %s", stressors[i]);
+		if (sn <= 0)
+			row(name, -1, 0, "-", "stress-ng not in the image");
+		else
+			row(name, ops < 0 ? 0 : ops, bad, "-",
+			    "bogo-ops, %.0f s; exit status %#x%s", seconds, sn_status,
+			    ops < 0 ? ", not in its --yaml report" : "");
+		failed |= sn > 0 && bad;
+	}
 	return failed;
 }
