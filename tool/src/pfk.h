@@ -137,9 +137,10 @@ void pfk_scan_close(struct pfk_scan *scan);
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan);
 
 /*
- * procps's output escaping (library/escape.c): in a UTF-8 locale invalid
- * sequences, C0/C1 controls and DEL become '?'; otherwise every byte that
- * is not isprint().  In place, same length.
+ * procps 4.0.2's output escaping (library/escape.c), by the codeset of
+ * LC_CTYPE: in UTF-8 controls and DEL become '?' up to the first broken
+ * sequence; from there, and in every other locale, controls and DEL
+ * become '.' and bytes from 0x80 up '?'.  In place, same length.
  */
 void pfk_escape(char *s, size_t len);
 

@@ -88,19 +88,29 @@ static bool ctl_char(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
-/* From s on, every byte that is not printable becomes '?'. */
+/*
+ * procps 4.0.2's fallback, used outside a UTF-8 locale and, inside one,
+ * from the first broken sequence on: a fixed byte table, not isprint().
+ * C0 controls and DEL show as '.', every byte from 0x80 up as '?' (in
+ * any locale: the table knows no 8-bit charset); the rest is kept.
+ */
 static void esc_all(unsigned char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if (!isprint(s[i]))
+	for (size_t i = 0; i < len; i++) {
+		if (ctl_char(s[i]))
+			s[i] = '.';
+		else if (s[i] >= 0x80)
 			s[i] = '?';
+	}
 }
 
 /*
- * As procps 4.0.2: a sequence is skipped by the length its lead byte
- * promises, without looking at what follows.  Where that would skip a
- * control character (an escape sequence for the terminal) we escape as
- * procps does for a broken sequence: a deliberate difference.
+ * As procps 4.0.2 in a UTF-8 locale: a sequence is skipped by the length
+ * its lead byte promises, without looking at what follows, and a control
+ * character becomes '?'.  Where the skip would hide a control character
+ * (an escape sequence for the terminal) we treat the sequence as broken:
+ * a deliberate difference.  A broken sequence hands the rest of the
+ * string to esc_all(), so after one, controls show as '.'.
  */
 void pfk_escape(char *str, size_t len)
 {
