@@ -14,7 +14,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1206,6 +1208,17 @@ static int negate_list_in_ns(void)
 	CHECK(pfgrep(&r, "-v", "-x", a, NULL) == 0);
 	CHECK(!lists_pid(r.out, ha) && lists_pid(r.out, hb));
 	CHECK(lists_pid(r.out, getpid()));	/* pgrep lists ancestors */
+	/* "--in", the abbreviation, as procps reads it (--inverse) */
+	if (access("/usr/bin/pgrep", X_OK) == 0) {
+		static struct run rp;
+		char *argv[] = { "pgrep", "--in", "-x", a, NULL };
+
+		run_prog(&rp, "/usr/bin/pgrep", 0, argv);
+		argv[0] = "pfgrep";
+		run_prog(&r, pfkill_path, 0, argv);
+		CHECK(rp.status == 0 && r.status == 0);
+		CHECK(strcmp(rp.out, r.out) == 0 && lists_pid(r.out, hb));
+	}
 	reap(ha);
 	reap(hb);
 	return PASS;
@@ -1607,7 +1620,7 @@ struct zoo {
 	int lockfd, ptm;
 	bool root, cg;
 	char cgdir[96], pf[64], lpf[64], badpf[64], tty[32];
-	char v_me[16], v_tree[16], v_pgid[16], v_sid[16], v_ns[16];
+	char v_me[16], v_tree[16], v_pgid[16], v_sid[16], v_ns[16], v_up[16];
 	char v_metree[40], v_plus[16];
 };
 
@@ -1658,9 +1671,13 @@ static int zoo_start(void)
 	/* A name with control characters: listed as "pk....?c?" */
 	unique_name(zoo.ctl, "c");
 	strcat(zoo.ctl, "\x01\n\xe9");
-	/* argv[0] rewritten, with everything procps must escape */
+	/*
+	 * argv[0] rewritten, with everything procps must escape; after the
+	 * invalid 0xff a UTF-8 locale escapes as the C locale does.
+	 */
 	snprintf(zoo.weird, sizeof(zoo.weird),
-		 "%s\x01 new\nline\ttab \xc3\xa9 \x7f \xe9 'q'", zoo.b);
+		 "%s\x01 new\nline\ttab \xc3\xa9 \x7f \xe9 'q' \xff\x02\x7f.",
+		 zoo.b);
 
 	zoo_add(zoo.a, NULL);
 	nanosleep(&gap, NULL);
@@ -1786,6 +1803,7 @@ static int zoo_start(void)
 		return -1;
 
 	itoa_buf(zoo.v_me, getpid());
+	itoa_buf(zoo.v_up, getppid());	/* the runner: %SELF's parent */
 	snprintf(zoo.v_metree, sizeof(zoo.v_metree), "%d,%d", getpid(),
 		 zoo.tree_pid);
 	snprintf(zoo.v_plus, sizeof(zoo.v_plus), "+%d", getpid());
@@ -1821,6 +1839,7 @@ static const char *zoo_arg(const char *w)
 		{ "%SELF", offsetof(struct zoo, self) },
 		{ "%E", offsetof(struct zoo, esc) },
 		{ "%me", offsetof(struct zoo, v_me) },
+		{ "%up", offsetof(struct zoo, v_up) },
 		{ "%tree", offsetof(struct zoo, v_tree) },
 		{ "%me,tree", offsetof(struct zoo, v_metree) },
 		{ "+%me", offsetof(struct zoo, v_plus) },
@@ -1895,6 +1914,59 @@ static bool same_first_line(const char *procps, const char *ours,
 	return pl == ol && strncmp(procps, ours, pl) == 0;
 }
 
+/* LC_ALL of the pass in progress (procps escapes by the locale's codeset). */
+static const char *diff_locale = "";
+
+/* Ours: started by this test (a child, the tree's child, a thread, us). */
+static bool zoo_owns(pid_t pid)
+{
+	char path[40], line[80];
+	pid_t tgid = -1, ppid = -1;
+	FILE *f;
+
+	if (pid == getpid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;	/* gone: it was no helper of ours */
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "Tgid: %d", &tgid);
+		sscanf(line, "PPid: %d", &ppid);
+	}
+	fclose(f);
+	if (tgid != pid && tgid > 0)
+		return zoo_owns(tgid);
+	return ppid == getpid() || (ppid > 0 && ppid == zoo.tree_pid);
+}
+
+/*
+ * SAFETY: a row must stay inside the zoo.  Every PID it names (a line's
+ * leading number, "killed (pid N)") must be ours, and a count (-c) must
+ * be no larger than the zoo.  Of a -d list only the first PID is seen.
+ */
+static bool zoo_bounded(const char *out)
+{
+	for (const char *l = out; *l; ) {
+		const char *nl = strchr(l, '\n'), *k;
+		char *end;
+		long v = strtol(l, &end, 10);
+
+		if (!nl)
+			nl = l + strlen(l);
+		/* A PID alone, or a count: no count beyond the zoo */
+		if (end > l && end == nl && v > 32 && !zoo_owns(v))
+			return false;
+		if (end > l && end < nl && *end == ' ' && !zoo_owns(v))
+			return false;
+		k = strstr(l, "killed (pid ");
+		if (k && k < nl && !zoo_owns(atoi(k + 12)))
+			return false;
+		l = *nl ? nl + 1 : nl;
+	}
+	return true;
+}
+
 static int compare_rows(const struct row *rows, size_t nrows,
 			const char *prog, const char *argv0, bool bad,
 			int *compared)
@@ -1907,11 +1979,22 @@ static int compare_rows(const struct row *rows, size_t nrows,
 		if (row_skipped(&rows[i]))
 			continue;
 		run_both(&rows[i], prog, argv0, &rp, &rf);
+		if (!zoo_bounded(rp.out) || !zoo_bounded(rf.out)) {
+			diag("LC_ALL=%s %s row %zu (%s %s %s): left the zoo: "
+			     "procps [%.200s] ours [%.200s]", diff_locale,
+			     argv0, i, rows[i].args[0],
+			     rows[i].args[1] ? rows[i].args[1] : "",
+			     rows[i].args[1] && rows[i].args[2] ?
+			     rows[i].args[2] : "", rp.out, rf.out);
+			failed++;
+			continue;
+		}
 		if (rp.status != rf.status || strcmp(rp.out, rf.out) != 0 ||
 		    (bad && !same_first_line(rp.err, rf.err,
 					     argv0[2] == 'g' ? "pgrep" : "pkill"))) {
-			diag("%s row %zu (%s %s %s %s): procps %d [%.300s] [%.120s]"
-			     " ours %d [%.300s] [%.120s]", argv0, i,
+			diag("LC_ALL=%s %s row %zu (%s %s %s %s): procps %d "
+			     "[%.300s] [%.120s] ours %d [%.300s] [%.120s]",
+			     diff_locale, argv0, i,
 			     rows[i].args[0], rows[i].args[1] ? rows[i].args[1] : "",
 			     rows[i].args[1] && rows[i].args[2] ? rows[i].args[2] : "",
 			     rows[i].args[1] && rows[i].args[2] && rows[i].args[3] ?
@@ -1925,6 +2008,45 @@ static int compare_rows(const struct row *rows, size_t nrows,
 }
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char pgrep_path[] = "/usr/bin/pgrep";
+static const char pkill_path[] = "/usr/bin/pkill";
+
+/*
+ * Run the rest of the test, and the programs it starts, under LC_ALL=loc.
+ * True when that is a UTF-8 locale here (it needs locale files: a busybox
+ * guest has none, and everything falls back to C, procps included).
+ */
+static bool use_locale(const char *loc)
+{
+	const char *cs;
+	bool utf8;
+
+	diff_locale = loc;
+	setenv("LC_ALL", loc, 1);
+	unsetenv("LANGUAGE");
+	if (!setlocale(LC_CTYPE, ""))
+		setlocale(LC_CTYPE, "C");
+	cs = nl_langinfo(CODESET);
+	utf8 = cs && strcasecmp(cs, "UTF-8") == 0;
+	setlocale(LC_CTYPE, "C");
+	return utf8;
+}
+
+static int differential_pass(const struct row *list, size_t nlist,
+			     const struct row *kill, size_t nkill,
+			     const struct row *bad, size_t nbad,
+			     const struct row *badkill, size_t nbadkill,
+			     int *compared)
+{
+	return compare_rows(list, nlist, pgrep_path, "pfgrep", false,
+			    compared) +
+	       compare_rows(kill, nkill, pkill_path, "pfkill", false,
+			    compared) +
+	       compare_rows(bad, nbad, pgrep_path, "pfgrep", true, compared) +
+	       compare_rows(badkill, nbadkill, pkill_path, "pfkill", true,
+			    compared);
+}
 
 /*
  * pgrep against pfgrep, pkill against pfkill (signal 0 or signals the
@@ -1994,11 +2116,12 @@ static int t_differential(void)
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "net" } },
 		{ NEED_CG, { "-P", "%me", "--cgroup", "%cg", "-l" } },
 		{ 0, { "-P", "%me", "-A", "-l", "pk" } },
-		{ 0, { "-x", "%SELF" } },
-		{ 0, { "-A", "-x", "%SELF" } },
+		{ 0, { "-P", "%up", "-x", "%SELF" } },
+		{ 0, { "-P", "%up", "-A", "-x", "%SELF" } },
 		{ 0, { "-P", "%me", "-x", "pkverylongname1234" } },
 		{ 0, { "-P", "%me", "--signal", "9", "%A" } },
-		{ 0, { "-P", "%me", "--in", "-c", "pk" } },
+		/* "--in" would be --inverse, which negates -P: see negate_* */
+		{ 0, { "-P", "%me", "--ig", "-c", "%AU" } },
 		{ 0, { "-P", "%me", "--t", "?", "-c" } },
 		{ 0, { "-P", "%me", "--pg", "%pgid" } },
 	};
@@ -2058,39 +2181,43 @@ static int t_differential(void)
 		struct row row;
 		int status;		/* ours */
 		const char *why;
+		bool utf8;		/* only there; elsewhere compared */
 	} deviations[] = {
 		{ false, { 0, { "-P", "%me", "-u", "0,", "pk" } }, 2,
 		  "an empty list element: procps reads it as 0 (root, our own "
-		  "group or session), so a stray comma widens the match" },
-		{ true, { 0, { "-0", "-x", "%SELF" } }, 1,
+		  "group or session), so a stray comma widens the match", false },
+		{ true, { 0, { "-0", "-P", "%up", "-x", "%SELF" } }, 1,
 		  "pfkill never signals its ancestors unless asked "
-		  "(--include-ancestors); it says so on stderr" },
+		  "(--include-ancestors); it says so on stderr", false },
 		{ false, { NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist",
 				     "net,pid", "-c" } }, 0,
 		  "--nslist a,b: procps 4.0.2 checks only the last namespace "
-		  "(bug); we check all that are listed" },
+		  "(bug); we check all that are listed", false },
 		{ false, { 0, { "-P", "%me", "-a", "%E" } }, 0,
 		  "a UTF-8 lead byte before a control character: procps 4.0.2 "
 		  "skips the control character unescaped (terminal escapes); "
-		  "we escape as for any broken sequence" },
+		  "we escape as for any broken sequence", true },
 		{ false, { 0, { "-P", "%me", "-i", "-i", "-c", "pk" } }, 0,
-		  "-i twice: procps prints its help and exits 0 (bug)" },
+		  "-i twice: procps prints its help and exits 0 (bug)", false },
 		{ false, { 0, { "-P", "%me", "--ns", "0" } }, 2,
-		  "--ns 0 or junk: procps matches nothing (atoi, bug); exit 2" },
+		  "--ns 0 or junk: procps matches nothing (atoi, bug); exit 2",
+		  false },
 		{ false, { 0, { "-P", "%me", "-O", "abc", "-c" } }, 2,
-		  "-O junk: procps's atoi() makes it 0; exit 2" },
+		  "-O junk: procps's atoi() makes it 0; exit 2", false },
 		{ true, { 0, { "-0", "-P", "%me", "-q", "abc", "%A" } }, 2,
-		  "-q junk: procps's atoi() sends 0; exit 2" },
+		  "-q junk: procps's atoi() sends 0; exit 2", false },
 		{ true, { 0, { "-0", "-e", "-g", "%pgid" } }, 0,
-		  "pkill -e without a pattern prints an empty name (bug)" },
+		  "pkill -e without a pattern prints an empty name (bug)",
+		  false },
 		{ false, { 0, { "-P", "%me", "--nslist", "bogus" } }, 2,
-		  "--nslist with an unknown name: procps exits 2 silently" },
+		  "--nslist with an unknown name: procps exits 2 silently",
+		  false },
 		{ true, { 0, { "-P", "%me", "--signal", "NOPE", "%A" } }, 2,
 		  "unknown --signal name or number: procps tries to send it "
-		  "(EINVAL, exit 1); exit 2 before matching" },
+		  "(EINVAL, exit 1); exit 2 before matching", false },
 	};
-	static const char pgrep_path[] = "/usr/bin/pgrep";
-	static const char pkill_path[] = "/usr/bin/pkill";
+	/* The guest has no locales at all: both passes are C there. */
+	static const char *const locales[] = { "C", "C.UTF-8" };
 	int failed = 0, compared = 0;
 	struct run rp, rf;
 
@@ -2104,35 +2231,53 @@ static int t_differential(void)
 	if (!zoo.cg)
 		diag("cannot make a cgroup v2 group: --cgroup rows skipped");
 
-	failed += compare_rows(list_rows, NROWS(list_rows), pgrep_path,
-			       "pfgrep", false, &compared);
-	failed += compare_rows(kill_rows, NROWS(kill_rows), pkill_path,
-			       "pfkill", false, &compared);
-	failed += compare_rows(bad_rows, NROWS(bad_rows), pgrep_path,
-			       "pfgrep", true, &compared);
-	failed += compare_rows(bad_kill_rows, NROWS(bad_kill_rows), pkill_path,
-			       "pfkill", true, &compared);
-	for (size_t i = 0; i < NROWS(deviations); i++) {
-		if (row_skipped(&deviations[i].row))
-			continue;
-		run_both(&deviations[i].row,
-			 deviations[i].kill ? pkill_path : pgrep_path,
-			 deviations[i].kill ? "pfkill" : "pfgrep", &rp, &rf);
-		if (rf.status != deviations[i].status ||
-		    (rp.status == rf.status && !strcmp(rp.out, rf.out) &&
-		     !strcmp(rp.err, rf.err + 1))) {
-			diag("deviation %zu (%s): procps %d [%.200s] ours %d "
-			     "[%.200s] [%.200s]", i, deviations[i].why,
-			     rp.status, rp.out, rf.status, rf.out, rf.err);
-			failed++;
+	for (size_t l = 0; l < NROWS(locales); l++) {
+		bool utf8 = use_locale(locales[l]);
+
+		if (!utf8 && strstr(locales[l], "UTF-8"))
+			diag("no %s locale here: that pass runs as C",
+			     locales[l]);
+		failed += differential_pass(list_rows, NROWS(list_rows),
+					    kill_rows, NROWS(kill_rows),
+					    bad_rows, NROWS(bad_rows),
+					    bad_kill_rows, NROWS(bad_kill_rows),
+					    &compared);
+		for (size_t i = 0; i < NROWS(deviations); i++) {
+			const char *prog = deviations[i].kill ? pkill_path :
+								pgrep_path;
+			const char *argv0 = deviations[i].kill ? "pfkill" :
+								 "pfgrep";
+
+			if (row_skipped(&deviations[i].row))
+				continue;
+			if (deviations[i].utf8 && !utf8) {
+				/* No deviation here: must match procps. */
+				failed += compare_rows(&deviations[i].row, 1,
+						       prog, argv0, false,
+						       &compared);
+				continue;
+			}
+			run_both(&deviations[i].row, prog, argv0, &rp, &rf);
+			if (!zoo_bounded(rp.out) || !zoo_bounded(rf.out) ||
+			    rf.status != deviations[i].status ||
+			    (rp.status == rf.status && !strcmp(rp.out, rf.out) &&
+			     !strcmp(rp.err, rf.err + 1))) {
+				diag("LC_ALL=%s deviation %zu (%s): procps %d "
+				     "[%.200s] ours %d [%.200s] [%.200s]",
+				     diff_locale, i, deviations[i].why,
+				     rp.status, rp.out, rf.status, rf.out,
+				     rf.err);
+				failed++;
+			}
 		}
 	}
+	unsetenv("LC_ALL");
 	/* The zoo's helpers block signals: nothing may have killed them. */
 	for (int i = 0; i < zoo.nh; i++)
 		CHECK(waitpid(zoo.h[i], NULL, WNOHANG) == 0);
 	diag("%d rows matched something in both", compared);
 	zoo_stop();
-	CHECK(compared >= 50);
+	CHECK(compared >= 100);
 	return failed ? FAIL : PASS;
 }
 
