@@ -13,13 +13,19 @@ S := scripts
 	patches bisect-check clean
 
 help:
-	@echo "make run          boot the patched kernel: demo, then a shell (or power off)"
-	@echo "make test         tool host tests + guest test plan; ends 'N passed, N failed'"
-	@echo "make bench        stock vs patched benchmarks, ratio tables"
-	@echo "make stress       debug kernel stress plan"
-	@echo "make checkpatch   checkpatch.pl --strict over patches/"
-	@echo "make patches      regenerate patches/ from the cached tree's commits"
-	@echo "make bisect-check build the kernel after every patch of the series"
+	@echo "target            what it does                                     cold     warm"
+	@echo "make run          boot the patched kernel: demo, then a shell      as test  17 s"
+	@echo "make test         tool host tests, guest test plan, smoke of       ~8 min   64 s"
+	@echo "                  bench/stress/run (smoke:*); 'N passed, N failed'"
+	@echo "make bench        stock vs patched benchmarks, ratio tables        +5 min   171 s"
+	@echo "make stress       debug kernel stress plan                         +6 min   183 s"
+	@echo "                  (README's short STRESS_ARGS; defaults: ~+10 min, estimated)"
+	@echo "make checkpatch   checkpatch.pl --strict over patches/             +tree    6 s"
+	@echo "make patches      regenerate patches/ from the cached tree         +tree    <1 s"
+	@echo "make bisect-check build the kernel after every patch of the series (not measured)"
+	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
+	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)          -        <1 s"
+	@echo "cold: fresh PIDFD_CACHE, 2 cores (+N: on top of make test's build); README has the details"
 	@echo
 	@echo "KERNEL=$(KERNEL)  PIDFD_CACHE=$(PIDFD_CACHE)"
 	@echo "tree:   $(PIDFD_CACHE)/src/linux (branch series, tag base)"
