@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Entry points; the work is in scripts/. KERNEL=patched (default), stock
+# Entry points; the work is in scripts/. KERNEL=patched (default), upstream, stock
 # (the pristine Debian tree, same config) or debug (patched + debug.config).
 
 KERNEL ?= patched
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
-export KERNEL PIDFD_CACHE
+# make test runs the plan on the patched kernel and on the upstream
+# reference; naming a KERNEL (make test KERNEL=stock) runs that one only.
+ifeq ($(origin KERNEL),file)
+TEST_KERNELS ?= patched upstream
+else
+TEST_KERNELS ?= $(KERNEL)
+endif
+export KERNEL PIDFD_CACHE TEST_KERNELS
 
 S := scripts
 
@@ -46,7 +53,7 @@ initramfs: kernel
 run: initramfs
 	@$(S)/qemu.sh run
 
-test: initramfs
+test: deps
 	@$(S)/test.sh
 
 bench: deps

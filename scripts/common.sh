@@ -4,11 +4,16 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${PIDFD_CACHE:-$HOME/.cache/pidfd-signal}
 SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+# The reference: upstream 6.12 as Debian ships it (linux-source-6.12),
+# built with the same config, so a claim of upstream's ABI is checked by
+# running the same tests on it.
+UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # The patched tree: a git repo, tag "base" is the pristine Debian source,
 # branch "series" carries patches/ as commits.
 TREE=$CACHE/src/linux
-# KERNEL selects the build: patched (default), stock (tag base, same config)
-# or debug (patched + kconfig/debug.config).
+# KERNEL selects the build: patched (default), stock (tag base, same config),
+# debug (patched + kconfig/debug.config) or upstream (linux-source-6.12,
+# same config).
 KERNEL=${KERNEL:-patched}
 BUILD=$CACHE/build/$KERNEL
 OUT=$CACHE/out/$KERNEL
@@ -26,7 +31,8 @@ source_tree() {
 	case $KERNEL in
 	stock) echo "$CACHE/src/stock" ;;
 	patched|debug) echo "$TREE" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, stock or debug)" ;;
+	upstream) echo "$CACHE/src/upstream" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, stock, debug or upstream)" ;;
 	esac
 }
 

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages the harness needs, only those missing.
-# (python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py.)
+# (python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py;
+# rsync: headers_install; linux-source-6.12: the upstream reference kernel.)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-packages=(linux-source-6.1 qemu-system-x86 busybox-static gcc make flex
+packages=(linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make flex
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
-	libc6-dev coreutils util-linux python3-ply python3-git)
+	libc6-dev coreutils util-linux rsync python3-ply python3-git)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -17,5 +18,5 @@ done
 [ ${#missing[@]} = 0 ] && exit 0
 [ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]} (run as root or install them)"
 say "installing ${missing[*]}"
-apt-get update -q
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+apt-get -o DPkg::Lock::Timeout=600 update -q
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"

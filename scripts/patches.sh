@@ -2,17 +2,38 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Regenerate patches/ from the commits base..series of the cached tree,
-# the way to land edits made there (git commit --amend, rebase -i ...).
-# The hand-written 0000-cover-letter.patch is kept.
+# the way to land edits made there (git commit --amend, rebase -i ...):
+# one `git format-patch --cover-letter --thread` run, so that every
+# patch is [PATCH n/m] of the same m and the mails form one thread. The
+# cover letter's subject and text come from patches/cover-letter.txt
+# (first line: the subject); its Cc: line from get_maintainer.pl.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree x
 
-cd "$REPO/patches"
+cover=$REPO/patches/cover-letter.txt
+[ -f "$cover" ] || die "missing $cover"
 git -C "$TREE" diff --quiet HEAD || die "$TREE has uncommitted changes"
-find . -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
-git -C "$TREE" format-patch -q --zero-commit --no-signature --start-number 1 \
-	-o "$REPO/patches" base..HEAD
+# Author dates in series order, as a mailed series has them.
+git -C "$TREE" rebase -q --ignore-date base
+
+cd "$REPO/patches"
+find . -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
+git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
+	--thread=shallow -o "$REPO/patches" base..HEAD
+mkdir -p "$CACHE/out"
+git -C "$TREE" format-patch -q --stdout base..HEAD > "$CACHE/out/series.mbox"
+cc=$(cd "$TREE" && scripts/get_maintainer.pl --no-rolestats --no-git \
+	--no-git-fallback "$CACHE/out/series.mbox" | paste -sd, | sed 's/,/, /g')
+subject=$(head -n 1 "$cover")
+awk -v subject="$subject" -v cc="$cc" -v body="$cover" '
+	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject); print;
+		if (cc != "") print "Cc: " cc; next }
+	/\*\*\* BLURB HERE \*\*\*/ { n = 0
+		while ((getline line < body) > 0) if (n++ >= 2) print line
+		next }
+	{ print }' 0000-cover-letter.patch > 0000-cover-letter.patch.tmp
+mv 0000-cover-letter.patch.tmp 0000-cover-letter.patch
 {
 	echo "# Kernel series, in order (git am); base: Debian linux-source-6.1"
 	ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-'
@@ -20,4 +41,4 @@ git -C "$TREE" format-patch -q --zero-commit --no-signature --start-number 1 \
 # The tree already holds exactly this series: no need to reapply.
 git -C "$TREE" rev-parse HEAD > "$CACHE/src/applied-head"
 (cat series $(grep -v '^#' series)) | sha1sum | cut -d' ' -f1 > "$CACHE/src/applied-series"
-say "patches/: $(grep -vc '^#' series) patches"
+say "patches/: $(grep -vc '^#' series) patches and a cover letter"

@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The one gate (make test): the tool's host tests, then the guest plan on
-# the selected kernel, judged together by scripts/ktap.sh.
+# each kernel of TEST_KERNELS (make test: the patched kernel and the
+# upstream reference; make test KERNEL=k: that one), each judged by
+# scripts/ktap.sh; the last line adds them up: "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-host=$OUT/host.ktap
-mkdir -p "$OUT"
+kernels=${TEST_KERNELS:-$KERNEL}
+results=$CACHE/out/test-results
+mkdir -p "$results"
+rm -f "$results"/*
+
+host=$CACHE/out/host.ktap
 rm -f "$host"
 [ -f "$REPO/tool/Makefile" ] && {
 	echo "KTAP version 1"
@@ -21,12 +27,32 @@ rm -f "$host"
 	fi
 	echo "PIDFD-SIGNAL-END"
 } > "$host"
-[ -f "$host" ] && say "host tests of the tool: $(grep -c '^    ok ' "$host") ok," \
-	"$(grep -c '^    not ok ' "$host") not ok"
+if [ -f "$host" ]; then
+	say "host tests of the tool: $(grep -c '^    ok ' "$host") ok," \
+		"$(grep -c '^    not ok ' "$host") not ok"
+	: > "$results/host.console"
+	"$REPO/scripts/ktap.sh" "$results/host.console" "$host" > "$results/host.verdict"
+fi
 
-"$REPO/scripts/qemu.sh" test
-"$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
-say "results of the $KERNEL kernel"
-results=("$OUT/test.ktap" "$OUT/smoke.ktap")
-[ -f "$host" ] && results=("$host" "${results[@]}")
-"$REPO/scripts/ktap.sh" "$OUT/test.console" "${results[@]}"
+for k in $kernels; do
+	# Each kernel is built and packed as `make initramfs` would for it.
+	if ! KERNEL=$k "$REPO/scripts/tree.sh" || ! KERNEL=$k "$REPO/scripts/kernel.sh" ||
+		! KERNEL=$k "$REPO/scripts/guest.sh"; then
+		printf '  FAIL %s: kernel or initramfs did not build\n0 passed, 1 failed\n' \
+			"$k" > "$results/$k.verdict"
+		continue
+	fi
+	KERNEL=$k "$REPO/scripts/qemu.sh" test
+	KERNEL=$k "$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
+	say "results of the $k kernel"
+	"$REPO/scripts/ktap.sh" "$CACHE/out/$k/test.console" "$CACHE/out/$k/test.ktap" \
+		"$CACHE/out/$k/smoke.ktap" |
+		tee "$results/$k.verdict"
+done
+
+# One verdict over the host tests and every kernel.
+say "all results: host tests, kernels $kernels"
+grep -h '^  FAIL ' "$results"/*.verdict
+awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
+	END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' \
+	"$results"/*.verdict

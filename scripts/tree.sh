@@ -3,6 +3,7 @@
 #
 # Extract Debian's linux-source-6.1 into the cache, make it a git repo
 # tagged "base" and apply patches/series on branch "series" with git am.
+# (KERNEL=upstream: extract linux-source-6.12 beside it, as it is.)
 #
 # Reapplies only when patches/ changed since the last application. If the
 # tree holds commits that are not in patches/ (someone is editing the
@@ -71,6 +72,16 @@ elif [ "$(series_hash)" != "$(cat "$CACHE/src/applied-series")" ]; then
 	apply_series
 elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$CACHE/src/applied-head")" ]; then
 	say "warning: $TREE has commits not in patches/ (building them; run make patches)"
+fi
+
+# The upstream reference is a plain extraction: nothing is applied to it.
+if [ "$KERNEL" = upstream ] && [ ! -f "$CACHE/src/upstream/Makefile" ]; then
+	[ -f "$UPSTREAM_TARBALL" ] || die "$UPSTREAM_TARBALL missing (apt-get install linux-source-6.12)"
+	say "extracting $UPSTREAM_TARBALL into $CACHE/src/upstream (about a minute)"
+	rm -rf "$CACHE/src/upstream.tmp"
+	mkdir -p "$CACHE/src/upstream.tmp"
+	tar -xJf "$UPSTREAM_TARBALL" -C "$CACHE/src/upstream.tmp" --strip-components=1
+	mv "$CACHE/src/upstream.tmp" "$CACHE/src/upstream"
 fi
 
 # The stock kernel builds from a worktree of the pristine tag.
