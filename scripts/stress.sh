@@ -78,15 +78,8 @@ fi
 [ "$KERNEL" = debug ] || say "warning: stress on KERNEL=$KERNEL (make stress uses debug)"
 start=$SECONDS
 
-# trinity and stress-ng go into the image (stress/host-programs).
-missing=()
-for p in trinity stress-ng; do command -v "$p" >/dev/null || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-	say "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
-		die "cannot install ${missing[*]}"
-fi
-
+# trinity and stress-ng (scripts/deps.sh installs them) go into the image:
+# stress/host-programs.
 "$REPO/scripts/tree.sh"
 "$REPO/scripts/kernel.sh"
 "$REPO/scripts/guest.sh"

@@ -8,6 +8,10 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
+# One make test per cache at a time: a second run would delete the first
+# one's results and test.ktap between its boot and its verdict.
+lock test x
+
 kernels=${TEST_KERNELS:-$KERNEL}
 results=$CACHE/out/test-results
 mkdir -p "$results"
