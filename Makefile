@@ -17,7 +17,7 @@ export KERNEL PIDFD_CACHE TEST_KERNELS
 S := scripts
 
 .PHONY: help deps tree kernel initramfs run test bench stress checkpatch \
-	patches bisect-check clean
+	patches bisect-check matrix clean
 
 help:
 	@echo "target            what it does                                     cold     warm"
@@ -70,6 +70,9 @@ patches:
 
 bisect-check: tree
 	@$(S)/bisect-check.sh
+
+matrix: tree
+	@$(S)/matrix.sh
 
 clean:
 	rm -rf $(PIDFD_CACHE)/out
