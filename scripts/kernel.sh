@@ -13,6 +13,11 @@ lock "build-$KERNEL" x
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
+case $KERNEL in
+patched-*)
+	fragments+=("$REPO/kconfig/matrix/${KERNEL#patched-}.config")
+	[ -f "${fragments[1]}" ] || die "KERNEL=$KERNEL: no ${fragments[1]}" ;;
+esac
 mkdir -p "$BUILD" "$OUT"
 kmake() { make -s -C "$src" O="$BUILD" CC="ccache gcc" -j"$JOBS" "$@"; }
 

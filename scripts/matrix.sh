@@ -17,16 +17,19 @@
 # changes), then vmlinux at the last patch for the small configs. --smoke
 # (make test): the guest config, base and the last patch, the series' .c
 # files only, no vmlinux. MATRIX_VMLINUX=0: no vmlinux.
-# Each config builds in $PIDFD_CACHE/build/matrix-<config>; results in
-# $PIDFD_CACHE/out/matrix/ (--smoke: out/matrix-smoke/).
+# Each config builds in $PIDFD_CACHE/build/matrix-<config> from the
+# worktree src/matrix; results in out/matrix/ (--smoke: matrix-smoke-*).
 set -uo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/common.sh"
-lock tree s
-lock build-matrix x
-
 smoke=0
 [ "${1:-}" = --smoke ] && { smoke=1; shift; }
+# --smoke has a worktree and build dirs of its own: make test need not
+# wait for a make matrix, nor rebuild what it left.
+name=matrix
+[ $smoke = 1 ] && name=matrix-smoke
+lock tree s
+lock "build-$name" x
 if [ $# -gt 0 ]; then
 	configs=("$@")
 elif [ $smoke = 1 ]; then
@@ -39,9 +42,8 @@ for c in "${configs[@]}"; do
 done
 command -v sparse >/dev/null || die "sparse is missing (make deps)"
 
-wt=$CACHE/src/matrix
-res=$CACHE/out/matrix
-[ $smoke = 1 ] && res=$CACHE/out/matrix-smoke
+wt=$CACHE/src/$name
+res=$CACHE/out/$name
 mkdir -p "$res"
 if [ ! -d "$wt" ]; then
 	say "creating the matrix worktree at $wt"
@@ -70,6 +72,13 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..series -- include/ | 
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))
+
+# From here on the commits are named by their ids: the worktree does not
+# need the tree's branch, so let tree.sh and patches.sh rewrite it.
+for f in /proc/$$/fd/*; do
+	[ "$(readlink "$f")" = "$CACHE/tree.lock" ] && eval "exec ${f##*/}>&-"
+done
+unset PIDFD_LOCK_tree
 
 # Is an object in the build of this config? Its directory's Makefile and
 # the parent's name the option: obj-$(CONFIG_X) += f.o, or += dir/.
@@ -106,7 +115,7 @@ warnings() {	# build-dir kind(cc|sparse) objs...
 	for o in "$@"; do
 		[ -f "$b/matrix-logs/$kind/$o.log" ] && cat "$b/matrix-logs/$kind/$o.log"
 	done | grep -E '(warning|error):' |
-		sed -E "s#$wt/##g; s#(\\.\\./)+src/matrix/##g; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" | sort
+		sed -E "s#$wt/##g; s#(\\.\\./)+src/$name/##g; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" | sort
 }
 
 # Configure (and make prepare) only when the fragments changed.
@@ -182,14 +191,14 @@ base_warnings() {	# config kind objs...
 	for o in "$@"; do
 		cat "$res/$c/base/$kind/$o.log" 2>/dev/null
 	done | grep -E '(warning|error):' |
-		sed -E "s#$wt/##g; s#(\\.\\./)+src/matrix/##g; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" | sort
+		sed -E "s#$wt/##g; s#(\\.\\./)+src/$name/##g; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" | sort
 }
 
 status=0
 start_all=$SECONDS
 declare -A row first vmcell
 for c in "${configs[@]}"; do
-	b=$CACHE/build/matrix-$c
+	b=$CACHE/build/$name-$c
 	start=$SECONDS
 	rm -rf "$res/$c"
 	mkdir -p "$res/$c"
@@ -252,8 +261,8 @@ for c in "${configs[@]}"; do
 	vmcell[$c]=-
 	[ $smoke = 0 ] && [ "${MATRIX_VMLINUX:-1}" = 1 ] || continue
 	[ -z "$(sed -n 's/^#base //p' "$REPO/kconfig/matrix/$c.config")" ] || continue
-	[ -f "$CACHE/build/matrix-$c/.matrix-stamp" ] || continue
-	b=$CACHE/build/matrix-$c
+	b=$CACHE/build/$name-$c
+	[ -f "$b/.matrix-stamp" ] || continue
 	start=$SECONDS
 	git -C "$wt" checkout -q --detach "${commits[$last]}"
 	say "matrix $c: vmlinux at patch $last"

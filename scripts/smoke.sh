@@ -30,7 +30,7 @@ SMOKE_STRESS=(s1_recycle)
 bench_env="PIDFD_BENCH_ROUNDS=2 PIDFD_BENCH_ROUND_MS=10 PIDFD_BENCH_PGROUP_MAX=10 PIDFD_BENCH_TOOLS=20"
 stress_env="PIDFD_STRESS_STORM_SECONDS=4 PIDFD_STRESS_ATTEMPTS=500"
 case $KERNEL in
-patched|debug) mode=strict ;;
+patched|debug|patched-*) mode=strict ;;
 *) mode=lenient ;;
 esac
 
