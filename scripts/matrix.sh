@@ -8,22 +8,30 @@
 # table config x patch and exits non-zero on any new warning or failure;
 # the first patch that fails a config is the bisect within the matrix.
 #
-#   scripts/matrix.sh [--smoke] [config...]
+#   scripts/matrix.sh [--smoke | --report] [config...]
 #
+# (--report: only print the table of the last runs of those configs;
+# --ends: base and the last patch only, the patches between only to
+# bisect a difference found at the last.)
 # Small configs: tinyconfig + kconfig/guest.config + kconfig/matrix/<c>.config,
 # Debian's config: the file named on its "#base" line + the fragment. Per
 # config `make prepare` once, then per patch only the objects the series
 # touches (its .c files, and some objects that include the headers it
 # changes), then vmlinux at the last patch for the small configs. --smoke
 # (make test): the guest config, base and the last patch, the series' .c
-# files only, no vmlinux. MATRIX_VMLINUX=0: no vmlinux.
+# files only, no vmlinux. MATRIX_VMLINUX=0: no vmlinux. MATRIX_BRANCH=b:
+# the commits base..b of the tree instead of base..series.
 # Each config builds in $PIDFD_CACHE/build/matrix-<config> from the
 # worktree src/matrix; results in out/matrix/ (--smoke: matrix-smoke-*).
 set -uo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/common.sh"
 smoke=0
+report=0
 [ "${1:-}" = --smoke ] && { smoke=1; shift; }
+[ "${1:-}" = --report ] && { report=1; shift; }
+ends=0
+[ "${1:-}" = --ends ] && { ends=1; shift; }
 # --smoke has a worktree and build dirs of its own: make test need not
 # wait for a make matrix, nor rebuild what it left.
 name=matrix
@@ -50,20 +58,21 @@ if [ ! -d "$wt" ]; then
 	git -C "$TREE" worktree add -q --detach "$wt" base || die "git worktree add failed"
 fi
 # The commits: base, then each patch of the series.
-mapfile -t commits < <(git -C "$TREE" rev-parse base; git -C "$TREE" rev-list --reverse base..series)
+branch=${MATRIX_BRANCH:-series}
+mapfile -t commits < <(git -C "$TREE" rev-parse base; git -C "$TREE" rev-list --reverse "base..$branch")
 last=$((${#commits[@]} - 1))
-[ $last -gt 0 ] || die "branch series has no commits on base"
+[ $last -gt 0 ] || die "branch $branch has no commits on base"
 steps=$(seq 0 $last)
-[ $smoke = 1 ] && steps="0 $last"
+[ $smoke = 1 ] || [ $ends = 1 ] && steps="0 $last"
 
 # The objects, after each patch: every .c under kernel/ and fs/ the series
 # changes. At base and at the last patch also some objects that include
 # the headers it changes and are built in most configs (a changed
 # declaration or macro must not clash there); a difference there is then
 # bisected over the patches like the others.
-mapfile -t core < <(git -C "$TREE" diff --name-only base..series -- 'kernel/*.c' 'fs/*.c' |
+mapfile -t core < <(git -C "$TREE" diff --name-only base..$branch -- 'kernel/*.c' 'fs/*.c' |
 	sed 's/\.c$/.o/' | sort -u)
-mapfile -t extra < <(git -C "$TREE" diff --name-only base..series -- include/ | while read -r h; do
+mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ | while read -r h; do
 	case $h in
 	include/uapi/linux/pidfd.h) echo fs/coredump.o ;;
 	include/uapi/linux/fcntl.h) echo fs/fcntl.o fs/open.o fs/namei.o ;;
@@ -72,6 +81,15 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..series -- include/ | 
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))
+
+# The worktree is this script's own: a run killed during a checkout
+# leaves it dirty, so force it, and stop if the commit is not there.
+wt_checkout() {	# commit
+	git -C "$wt" checkout -q -f --detach "$1" &&
+		git -C "$wt" clean -q -fd &&
+		[ "$(git -C "$wt" rev-parse HEAD)" = "$1" ] ||
+		die "cannot check out $1 in $wt"
+}
 
 # From here on the commits are named by their ids: the worktree does not
 # need the tree's branch, so let tree.sh and patches.sh rewrite it.
@@ -156,7 +174,7 @@ configure() {	# config build-dir
 step() {	# config build-dir i objs...
 	local c=$1 b=$2 i=$3 log nw ns built
 	shift 3
-	git -C "$wt" checkout -q --detach "${commits[$i]}"
+	wt_checkout "${commits[$i]}"
 	log=$res/$c/$i.log
 	built=ok
 	kmake "$b" W=1 C=1 -k "$@" > "$log" 2>&1 || built=FAIL
@@ -197,16 +215,19 @@ base_warnings() {	# config kind objs...
 status=0
 start_all=$SECONDS
 declare -A row first vmcell
-for c in "${configs[@]}"; do
+[ $report = 1 ] && configs_run=() || configs_run=("${configs[@]}")
+for c in "${configs_run[@]}"; do
 	b=$CACHE/build/$name-$c
 	start=$SECONDS
 	rm -rf "$res/$c"
 	mkdir -p "$res/$c"
-	git -C "$wt" checkout -q --detach "${commits[0]}"
+	wt_checkout "${commits[0]}"
 	say "matrix $c: configure in $b"
 	if ! configure "$c" "$b" > "$res/$c/configure.log" 2>&1; then
 		cat "$res/$c/configure.log" >&2
 		row[$c]="configure/prepare FAILED"
+		echo "${row[$c]}" > "$res/$c/row"
+		echo base > "$res/$c/first"
 		status=1
 		continue
 	fi
@@ -246,25 +267,27 @@ for c in "${configs[@]}"; do
 	done
 	# Something only the header objects show at the last patch: which
 	# patch brought it (they were not built after the others).
-	if [ $bad = 1 ] && [ "${first[$c]}" = "$last" ] && [ ${#mextra[@]} -gt 0 ] &&
-		[ $smoke = 0 ]; then
+	if [ $bad = 1 ] && [ "${first[$c]}" = "$last" ] && [ $smoke = 0 ] &&
+		{ [ ${#mextra[@]} -gt 0 ] || [ $ends = 1 ]; }; then
 		for i in $(seq 1 $((last - 1))); do
 			step "$c" "$b" "$i" "${mcore[@]}" "${mextra[@]}" 2>/dev/null
 			[ $bad = 1 ] && { first[$c]=$i; break; }
 		done
 	fi
+	echo "${row[$c]}" > "$res/$c/row"
+	echo "${first[$c]}" > "$res/$c/first"
 	say "matrix $c: $((SECONDS - start)) s (objects: $(cat "$res/$c/objects"))"
 done
 
 # vmlinux at the last patch, small configs (not Debian's, not --smoke).
-for c in "${configs[@]}"; do
+for c in "${configs_run[@]}"; do
 	vmcell[$c]=-
 	[ $smoke = 0 ] && [ "${MATRIX_VMLINUX:-1}" = 1 ] || continue
 	[ -z "$(sed -n 's/^#base //p' "$REPO/kconfig/matrix/$c.config")" ] || continue
 	b=$CACHE/build/$name-$c
 	[ -f "$b/.matrix-stamp" ] || continue
 	start=$SECONDS
-	git -C "$wt" checkout -q --detach "${commits[$last]}"
+	wt_checkout "${commits[$last]}"
 	say "matrix $c: vmlinux at patch $last"
 	if kmake "$b" W=1 -k vmlinux > "$res/$c/vmlinux.log" 2>&1; then
 		vmcell[$c]=ok
@@ -274,9 +297,11 @@ for c in "${configs[@]}"; do
 		[ -n "${first[$c]}" ] || first[$c]=$last
 		grep -E -B2 -A3 'error' "$res/$c/vmlinux.log" | head -n 40 >&2
 	fi
+	echo "${vmcell[$c]}" > "$res/$c/vmlinux"
+	echo "${first[$c]}" > "$res/$c/first"
 	say "matrix $c: vmlinux $((SECONDS - start)) s"
 done
-git -C "$wt" checkout -q --detach "${commits[0]}"
+wt_checkout "${commits[0]}"
 
 table=$res/table.txt
 {
@@ -284,7 +309,13 @@ table=$res/table.txt
 	for i in $steps; do [ "$i" = 0 ] && printf ' %-8s' base || printf ' %-8s' "$i"; done
 	printf ' %-8s %s\n' vmlinux "first bad"
 	for c in "${configs[@]}"; do
-		printf '%-9s%s %-8s %s\n' "$c" "${row[$c]}" "${vmcell[$c]:--}" "${first[$c]:-none}"
+		# From the files each config's run left (--report: all of them).
+		r=$(cat "$res/$c/row" 2>/dev/null) || r=" (not run)"
+		v=$(cat "$res/$c/vmlinux" 2>/dev/null) || v=-
+		f=$(cat "$res/$c/first" 2>/dev/null) || f=
+		[ -f "$res/$c/row" ] || f="not run"
+		printf '%-9s%s %-8s %s\n' "$c" "$r" "$v" "${f:-none}"
+		[ -z "$f" ] || status=1
 	done
 } > "$table"
 echo
