@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Entry points; the work is in scripts/. KERNEL=patched (default), upstream, stock
-# (the pristine Debian tree, same config) or debug (patched + debug.config).
+# (the pristine Debian tree, same config), debug (patched + debug.config)
+# or patched-<c> (patched + kconfig/matrix/<c>.config: KERNEL=patched-cr-n).
 
 KERNEL ?= patched
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
@@ -17,7 +18,7 @@ export KERNEL PIDFD_CACHE TEST_KERNELS
 S := scripts
 
 .PHONY: help deps tree kernel initramfs run test bench stress checkpatch \
-	patches bisect-check clean
+	patches bisect-check matrix clean
 
 help:
 	@echo "target            what it does                                     cold     warm"
@@ -30,6 +31,8 @@ help:
 	@echo "make checkpatch   checkpatch.pl --strict over patches/             +tree    6 s"
 	@echo "make patches      regenerate patches/ from the cached tree         +tree    <1 s"
 	@echo "make bisect-check build the kernel after every patch of the series (not measured)"
+	@echo "make matrix       every patch x 9 configs, W=1 + sparse vs base;        ~1 h     ~2 min/config"
+	@echo "                  table config x patch (scripts/matrix.sh [--smoke] [config...])"
 	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
 	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)          -        <1 s"
 	@echo "cold: fresh PIDFD_CACHE, 2 cores (+N: on top of make test's build); README has the details"
@@ -70,6 +73,9 @@ patches:
 
 bisect-check: tree
 	@$(S)/bisect-check.sh
+
+matrix: tree
+	@$(S)/matrix.sh
 
 clean:
 	rm -rf $(PIDFD_CACHE)/out

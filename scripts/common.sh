@@ -12,8 +12,10 @@ UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # branch "series" carries patches/ as commits.
 TREE=$CACHE/src/linux
 # KERNEL selects the build: patched (default), stock (tag base, same config),
-# debug (patched + kconfig/debug.config) or upstream (linux-source-6.12,
-# same config).
+# debug (patched + kconfig/debug.config), upstream (linux-source-6.12,
+# same config) or patched-<c> (patched + kconfig/matrix/<c>.config, the
+# delta of a make matrix config: KERNEL=patched-cr-n boots without
+# CHECKPOINT_RESTORE).
 KERNEL=${KERNEL:-patched}
 BUILD=$CACHE/build/$KERNEL
 OUT=$CACHE/out/$KERNEL
@@ -30,9 +32,9 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 source_tree() {
 	case $KERNEL in
 	stock) echo "$CACHE/src/stock" ;;
-	patched|debug) echo "$TREE" ;;
+	patched|debug|patched-*) echo "$TREE" ;;
 	upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, stock, debug or upstream)" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, stock, debug, upstream or patched-<matrix config>)" ;;
 	esac
 }
 

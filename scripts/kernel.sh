@@ -13,6 +13,11 @@ lock "build-$KERNEL" x
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
+case $KERNEL in
+patched-*)
+	fragments+=("$REPO/kconfig/matrix/${KERNEL#patched-}.config")
+	[ -f "${fragments[1]}" ] || die "KERNEL=$KERNEL: no ${fragments[1]}" ;;
+esac
 mkdir -p "$BUILD" "$OUT"
 kmake() { make -s -C "$src" O="$BUILD" CC="ccache gcc" -j"$JOBS" "$@"; }
 
@@ -48,7 +53,11 @@ while IFS= read -r line; do
 	esac
 	echo "kconfig: requested '$line' is not in $BUILD/.config" >&2
 	missing=1
-done < <(cat "${fragments[@]}")
+done < <(awk '# the last fragment that names an option decides it
+	/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { o = $2 }
+	o != "" { if (!(o in v)) order[n++] = o; v[o] = $0; o = "" }
+	END { for (i = 0; i < n; i++) print v[order[i]] }' "${fragments[@]}")
 if [ $missing = 1 ]; then
 	rm -f "$BUILD/.config-fragments"
 	die "config fragment not satisfied (missing dependency?)"

@@ -35,7 +35,7 @@ stress_env="PIDFD_STRESS_STORM_SECONDS=4 PIDFD_STRESS_ATTEMPTS=500 PIDFD_STRESS_
 stress_env+=" PIDFD_STRESS_TRINITY_SYSCALLS=5000 PIDFD_STRESS_TRINITY_GRACE=60"
 stress_env+=" PIDFD_STRESS_STRESSNG_CLONE=0"
 case $KERNEL in
-patched|debug) mode=strict ;;
+patched|debug|patched-*) mode=strict ;;
 *) mode=lenient ;;
 esac
 

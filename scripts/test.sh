@@ -54,6 +54,31 @@ for k in $kernels; do
 		tee "$results/$k.verdict"
 done
 
+# The config matrix in small (make matrix in full): the series' .c files
+# at base and after the last patch, guest config, W=1 and sparse; any new
+# warning or failure fails it. With the patched kernel only (its tree).
+case " $kernels " in
+*" patched "*)
+	mktap=$CACHE/out/matrix-smoke.ktap
+	say "make matrix in small: scripts/matrix.sh --smoke"
+	{
+		echo "KTAP version 1"
+		echo "1..1"
+		echo "# running matrix:smoke"
+		"$REPO/scripts/matrix.sh" --smoke 2>&1 | sed 's/^/    # /'
+		if [ "${PIPESTATUS[0]}" = 0 ]; then
+			echo "ok 1 matrix:smoke"
+		else
+			echo "not ok 1 matrix:smoke # scripts/matrix.sh --smoke failed"
+		fi
+		echo "PIDFD-SIGNAL-END"
+	} > "$mktap"
+	tail -n 5 "$mktap" | sed 's/^    # //' >&2
+	: > "$results/matrix.console"
+	"$REPO/scripts/ktap.sh" "$results/matrix.console" "$mktap" > "$results/matrix.verdict"
+	;;
+esac
+
 # One verdict over the host tests and every kernel.
 say "all results: host tests, kernels $kernels"
 grep -h '^  FAIL ' "$results"/*.verdict
