@@ -8,6 +8,7 @@
 #   /tests/selftests      tools/testing/selftests/pidfd of the patched tree
 #   /tests/conformance    tests/*.c
 #   /tests/tool           the pfkill tool and its tests (tool/)
+#   /tests/*32            the same three built with -m32 (x86_64 only)
 #   /bench, /stress       bench/*.c, stress/*.c
 #   /plans/{test,run,bench,stress}   (test includes scripts/smoke.sh plan)
 # Only what changed is rebuilt; the kernel is never relinked for this.
@@ -100,6 +101,50 @@ if [ -f "$REPO/tool/Makefile" ]; then
 	[ -x "$root/tests/tool/bin/pfkill-tests" ] && tool=yes
 fi
 
+# 32-bit copies (x86_64 only): the conformance suite, the pidfd selftests
+# and the tool's tests built with -m32 run in the same plan as
+# conformance32:*, selftests32:pidfd:* and tool32:pfkill, so the compat
+# entry points (siginfo, clone_args, the sentinels) are exercised by
+# 32-bit tasks. The UAPI headers are the same: asm/ picks the 32-bit
+# definitions by __i386__.
+selftests32=""
+conformance32=()
+tool32=no
+build_32bit() {
+	local c t
+	gcc -m32 -static -x c -o /dev/null - <<<'int main(void) { return 0; }' 2>/dev/null ||
+		die "gcc -m32 cannot link a static program (install gcc-multilib: make deps)"
+	mkdir -p "$root/tests/selftests32" "$root/tests/conformance32" "$OUT/selftests-pidfd32"
+	make -s -C "$selftests_dir" OUTPUT="$OUT/selftests-pidfd32" \
+		KHDR_INCLUDES="-isystem $headers" USERCFLAGS=-m32 \
+		LDFLAGS="-m32 -static" CC=gcc >&2 ||
+		die "cannot build $selftests_dir with -m32"
+	selftests32=$selftests
+	rm -f "$root"/tests/selftests32/*
+	for t in $selftests32; do
+		cp "$OUT/selftests-pidfd32/$t" "$root/tests/selftests32/$t"
+	done
+
+	prune "$root/tests/conformance32" "$REPO/tests"
+	for c in "$REPO"/tests/*.c; do
+		[ -e "$c" ] || continue
+		t=$(basename "$c" .c)
+		compile "$root/tests/conformance32/$t" "$c" -m32 $selftest_inc
+		conformance32+=("$t")
+	done
+
+	if [ -f "$REPO/tool/Makefile" ]; then
+		make -s -C "$REPO/tool" guest-install DESTDIR="$root/tests/tool32" \
+			CC="gcc -m32" STATIC_DIR="$OUT/tool-static32" >&2 ||
+			die "cannot build tool/ with -m32 for the guest"
+		[ -x "$root/tests/tool32/bin/pfkill-tests" ] && tool32=yes
+	fi
+	return 0
+}
+case ${ARCH:-x86_64} in
+x86_64|x86) build_32bit ;;
+esac
+
 # Host programs some plans need (procps for bench, trinity and stress-ng
 # for stress), listed one per line in bench/host-programs and
 # stress/host-programs: copied with the shared libraries ldd names.
@@ -128,6 +173,13 @@ done
 		echo "conformance:$t 300 /tests/conformance/$t"
 	done
 	[ $tool = yes ] && echo "tool:pfkill 600 /bin/env PFKILL_TEST_TIMEOUT=240 /tests/tool/bin/pfkill-tests"
+	for t in $selftests32; do
+		echo "selftests32:pidfd:$t 300 /tests/selftests32/$t"
+	done
+	for t in "${conformance32[@]}"; do
+		echo "conformance32:$t 300 /tests/conformance32/$t"
+	done
+	[ $tool32 = yes ] && echo "tool32:pfkill 600 /bin/env PFKILL_TEST_TIMEOUT=240 /tests/tool32/bin/pfkill-tests"
 	# The smoke form of make bench, stress and run (smoke:*).
 	"$REPO/scripts/smoke.sh" plan
 } > "$root/plans/test"
