@@ -12,11 +12,18 @@ TEST_KERNELS ?= patched upstream
 else
 TEST_KERNELS ?= $(KERNEL)
 endif
-export KERNEL PIDFD_CACHE TEST_KERNELS
+# make system boots both the patched and the stock kernel (it compares
+# them); make system KERNEL=k boots that one.
+ifeq ($(origin KERNEL),file)
+SYSTEM_KERNELS ?= patched stock
+else
+SYSTEM_KERNELS ?= $(KERNEL)
+endif
+export KERNEL PIDFD_CACHE TEST_KERNELS SYSTEM_KERNELS
 
 S := scripts
 
-.PHONY: help deps tree kernel initramfs run test bench stress checkpatch \
+.PHONY: help deps tree kernel initramfs run test bench stress system checkpatch \
 	patches bisect-check clean
 
 help:
@@ -61,6 +68,9 @@ bench: deps
 
 stress: deps
 	@KERNEL=debug $(S)/stress.sh
+
+system: deps
+	@$(S)/system.sh
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

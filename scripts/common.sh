@@ -13,7 +13,8 @@ UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 TREE=$CACHE/src/linux
 # KERNEL selects the build: patched (default), stock (tag base, same config),
 # debug (patched + kconfig/debug.config) or upstream (linux-source-6.12,
-# same config).
+# same config); system-patched and system-stock add kconfig/system.config
+# (make system: a Debian root disk).
 KERNEL=${KERNEL:-patched}
 BUILD=$CACHE/build/$KERNEL
 OUT=$CACHE/out/$KERNEL
@@ -29,10 +30,10 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Source tree for the selected build: stock builds from a worktree of "base".
 source_tree() {
 	case $KERNEL in
-	stock) echo "$CACHE/src/stock" ;;
-	patched|debug) echo "$TREE" ;;
+	stock|system-stock) echo "$CACHE/src/stock" ;;
+	patched|debug|system-patched) echo "$TREE" ;;
 	upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, stock, debug or upstream)" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, stock, debug, upstream, system-patched or system-stock)" ;;
 	esac
 }
 

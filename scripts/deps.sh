@@ -3,13 +3,15 @@
 #
 # Install the Debian packages the harness needs, only those missing.
 # (python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py;
-# rsync: headers_install; linux-source-6.12: the upstream reference kernel.)
+# rsync: headers_install; linux-source-6.12: the upstream reference kernel;
+# mmdebstrap, e2fsprogs: the Debian root of make system.)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 packages=(linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make flex
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
-	libc6-dev coreutils util-linux rsync python3-ply python3-git)
+	libc6-dev coreutils util-linux rsync python3-ply python3-git
+	mmdebstrap e2fsprogs)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
