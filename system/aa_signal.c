@@ -389,6 +389,37 @@ static void checker(void)
 	PATH("PIDFD_SELF_THREAD_GROUP", has_self, "no PIDFD_SELF_* (upstream 6.17)",
 	     TRY(sys_pidfd_send_signal(PIDFD_SELF_THREAD_GROUP, SIG, NULL, 0)), SELF);
 
+	/*
+	 * A reader of the kill files (grep -r, tar over /proc) sends
+	 * nothing: its open is not a signal, so no denial and no record.
+	 */
+	if (has_killfile) {
+		char buf[8], rec[1024];
+		int fd, nread = -1, audit;
+
+		snprintf(path, sizeof(path), "%s/kill", dir);
+		if (audit_fd >= 0)
+			audit_denied(0, NULL, 0);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ret = fd < 0 ? -errno : 0;
+		if (fd >= 0) {
+			nread = read(fd, buf, sizeof(buf));
+			close(fd);
+		}
+		audit = audit_fd >= 0 && audit_denied(300, rec, sizeof(rec));
+		if (ret)
+			result(0, "reading /proc/<pid>/kill", "open: %s", strerror(-ret));
+		else if (nread != 0)
+			result(0, "reading /proc/<pid>/kill", "read gave %d (%s)", nread,
+			       nread < 0 ? strerror(errno) : "data");
+		else if (audit)
+			result(0, "reading /proc/<pid>/kill", "a signal audit record: %s", rec);
+		else
+			result(1, "reading /proc/<pid>/kill", "empty, no audit record");
+	} else {
+		skip("reading /proc/<pid>/kill", "no kill files");
+	}
+
 	snprintf(path, sizeof(path), "%s/kill", dir);
 	PATH("/proc/<pid>/kill", has_killfile, "no kill files",
 	     write_kill_file(path), ANY);

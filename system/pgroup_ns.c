@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 struct counts {
 	int got[3];
 	pid_t from[3];
+	int ready[3];
 };
 
 static struct counts *c;
@@ -67,10 +69,14 @@ static pid_t receiver(int s, pid_t pgid)
 		slot = s;
 		sigaction(SIGUSR1, &sa, NULL);
 		setpgid(0, pgid);
+		__atomic_store_n(&c->ready[s], 1, __ATOMIC_SEQ_CST);
 		for (;;)
 			pause();
 	}
-	setpgid(pid, pgid ? pgid : pid);	/* no race with the first signal */
+	setpgid(pid, pgid ? pgid : pid);
+	/* Not before its handler is set: SIGUSR1 would kill it. */
+	while (!__atomic_load_n(&c->ready[s], __ATOMIC_SEQ_CST))
+		usleep(1000);
 	return pid;
 }
 
@@ -148,7 +154,10 @@ int main(int argc, char **argv)
 	self[len] = '\0';
 	x = fork();
 	if (x == 0) {
-		dup2(lfd, 3);	/* without FD_CLOEXEC */
+		/* fd 3 without FD_CLOEXEC (pidfds are opened with it) */
+		if (lfd != 3)
+			dup2(lfd, 3);
+		fcntl(3, F_SETFD, 0);
 		execlp("unshare", "unshare", "--pid", "--fork", "--mount-proc", "--",
 		       self, "inner", "3", (char *)NULL);
 		perror("exec unshare");

@@ -3,7 +3,7 @@
  * thread_poll: an epoll event loop watching a thread pidfd (system plan,
  * case 2; the plan starts it with systemd-run).
  *
- * A second thread waits for SIGUSR1 with sigwaitinfo(); the main thread
+ * A second thread waits for SIGUSR1 with rt_sigtimedwait(); the main thread
  * opens pidfd_open(tid, PIDFD_THREAD), adds it to an epoll set and checks
  * that it is not readable while the thread lives, signals the thread
  * through it (flags 0: thread-directed), that the thread (and not the
@@ -27,6 +27,15 @@ static siginfo_t by_tgkill, got;
 static int first_taken;
 static int failed, n;
 
+/*
+ * The raw syscall: glibc's sigwaitinfo() folds SI_TKILL into SI_USER
+ * (for raise()), which would hide what the kernel reported.
+ */
+static int take(const sigset_t *set, siginfo_t *si)
+{
+	return syscall(SYS_rt_sigtimedwait, set, si, NULL, _NSIG / 8);
+}
+
 static void *waiter(void *arg)
 {
 	sigset_t set;
@@ -35,10 +44,10 @@ static void *waiter(void *arg)
 	__atomic_store_n(&t2, sys_gettid(), __ATOMIC_SEQ_CST);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	while (sigwaitinfo(&set, &by_tgkill) < 0 && errno == EINTR)
+	while (take(&set, &by_tgkill) < 0 && errno == EINTR)
 		;
 	__atomic_store_n(&first_taken, 1, __ATOMIC_SEQ_CST);
-	while (sigwaitinfo(&set, &got) < 0 && errno == EINTR)
+	while (take(&set, &got) < 0 && errno == EINTR)
 		;
 	return NULL;	/* the thread exits: its pidfd becomes readable */
 }
