@@ -90,7 +90,7 @@ svc() {
 	[ "${1:-}" = -c ] && want=$((1 + $2))
 	rm -f "$W/$name.log"
 	systemctl reset-failed "$name.service" 2>/dev/null
-	systemd-run --quiet --unit="$name" -p Type=exec \
+	systemd-run --quiet --unit="$name" -p Type=exec -p TimeoutStopSec=5 \
 		"$B/sigrec" "$@" "$W/$name.log" "pidfd-sys-$name" >/dev/null || return 1
 	for i in $(seq 100); do
 		[ "$(grep -c ' ready$' "$W/$name.log" 2>/dev/null)" = "$want" ] && break
