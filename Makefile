@@ -34,7 +34,7 @@ help:
 	@echo "make bench        stock vs patched benchmarks, ratio tables        +5 min   171 s"
 	@echo "make stress       debug kernel stress plan                         +6 min   183 s"
 	@echo "                  (README's short STRESS_ARGS; defaults: ~+10 min, estimated)"
-	@echo "make system       Debian 12 + systemd + AppArmor guest, system     ~30 min  ~15 min"
+	@echo "make system       Debian 12 + systemd + AppArmor guest, system     ~25 min  ~5 min"
 	@echo "                  plan on patched and stock (make system KERNEL=k: one)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/             +tree    6 s"
 	@echo "make patches      regenerate patches/ from the cached tree         +tree    <1 s"
