@@ -13,11 +13,18 @@ TEST_KERNELS ?= patched upstream
 else
 TEST_KERNELS ?= $(KERNEL)
 endif
-export KERNEL PIDFD_CACHE TEST_KERNELS
+# make system boots both the patched and the stock kernel (it compares
+# them); make system KERNEL=k boots that one.
+ifeq ($(origin KERNEL),file)
+SYSTEM_KERNELS ?= patched stock
+else
+SYSTEM_KERNELS ?= $(KERNEL)
+endif
+export KERNEL PIDFD_CACHE TEST_KERNELS SYSTEM_KERNELS
 
 S := scripts
 
-.PHONY: help deps tree kernel initramfs run test bench stress checkpatch \
+.PHONY: help deps tree kernel initramfs run test bench stress system checkpatch \
 	patches bisect-check matrix clean
 
 help:
@@ -28,6 +35,8 @@ help:
 	@echo "make bench        stock vs patched benchmarks, ratio tables        +5 min   171 s"
 	@echo "make stress       debug kernel stress plan                         +6 min   183 s"
 	@echo "                  (README's short STRESS_ARGS; defaults: ~+10 min, estimated)"
+	@echo "make system       Debian 12 + systemd + AppArmor guest, system     ~25 min  ~5 min"
+	@echo "                  plan on patched and stock (make system KERNEL=k: one)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/             +tree    6 s"
 	@echo "make patches      regenerate patches/ from the cached tree         +tree    <1 s"
 	@echo "make bisect-check build the kernel after every patch of the series (not measured)"
@@ -64,6 +73,9 @@ bench: deps
 
 stress: deps
 	@KERNEL=debug $(S)/stress.sh
+
+system: deps
+	@$(S)/system.sh
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

@@ -13,9 +13,10 @@ UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 TREE=$CACHE/src/linux
 # KERNEL selects the build: patched (default), stock (tag base, same config),
 # debug (patched + kconfig/debug.config), upstream (linux-source-6.12,
-# same config) or patched-<c> (patched + kconfig/matrix/<c>.config, the
+# same config), patched-<c> (patched + kconfig/matrix/<c>.config, the
 # delta of a make matrix config: KERNEL=patched-cr-n boots without
-# CHECKPOINT_RESTORE).
+# CHECKPOINT_RESTORE); system-patched and system-stock add
+# kconfig/system.config (make system: a Debian root disk).
 KERNEL=${KERNEL:-patched}
 BUILD=$CACHE/build/$KERNEL
 OUT=$CACHE/out/$KERNEL
@@ -31,10 +32,10 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Source tree for the selected build: stock builds from a worktree of "base".
 source_tree() {
 	case $KERNEL in
-	stock) echo "$CACHE/src/stock" ;;
-	patched|debug|patched-*) echo "$TREE" ;;
+	stock|system-stock) echo "$CACHE/src/stock" ;;
+	patched|debug|patched-*|system-patched) echo "$TREE" ;;
 	upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, stock, debug, upstream or patched-<matrix config>)" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, stock, debug, upstream, patched-<matrix config>, system-patched or system-stock)" ;;
 	esac
 }
 

@@ -6,14 +6,16 @@
 # rsync: headers_install; linux-source-6.12: the upstream reference kernel;
 # trinity, stress-ng: the fuzz scenario, also in make test's smoke run;
 # sparse and linux-config-6.1 (Debian's amd64 config): make matrix;
-# gcc-multilib: the -m32 guest programs.)
+# gcc-multilib: the -m32 guest programs;
+# mmdebstrap, e2fsprogs: the Debian root of make system.)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 packages=(linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make flex
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
 	libc6-dev gcc-multilib coreutils util-linux rsync python3-ply python3-git
-	trinity stress-ng sparse linux-config-6.1)
+	trinity stress-ng sparse linux-config-6.1
+	mmdebstrap e2fsprogs)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -3,7 +3,8 @@
 #
 # Configure and build the kernel selected by KERNEL into $BUILD (O=), then
 # install its UAPI headers into $OUT/headers for the guest programs.
-# tinyconfig + kconfig/guest.config (+ kconfig/debug.config for debug);
+# tinyconfig + kconfig/guest.config (+ kconfig/debug.config for debug,
+# + kconfig/system.config for system-*);
 # every requested option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -18,6 +19,7 @@ patched-*)
 	fragments+=("$REPO/kconfig/matrix/${KERNEL#patched-}.config")
 	[ -f "${fragments[1]}" ] || die "KERNEL=$KERNEL: no ${fragments[1]}" ;;
 esac
+[ "${KERNEL#system-}" != "$KERNEL" ] && fragments+=("$REPO/kconfig/system.config")
 mkdir -p "$BUILD" "$OUT"
 kmake() { make -s -C "$src" O="$BUILD" CC="ccache gcc" -j"$JOBS" "$@"; }
 
