@@ -162,7 +162,7 @@ done
 	for t in "${conformance[@]}"; do
 		echo "conformance:$t 300 /tests/conformance/$t"
 	done
-	[ $tool = yes ] && echo "tool:pfkill 300 /tests/tool/bin/pfkill-tests"
+	[ $tool = yes ] && echo "tool:pfkill 900 /tests/tool/bin/pfkill-tests"
 	# The smoke form of make bench, stress and run (smoke:*).
 	"$REPO/scripts/smoke.sh" plan
 } > "$root/plans/test"

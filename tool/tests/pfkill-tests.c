@@ -2413,7 +2413,13 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0) {
-			alarm(60);	/* a hung test is a failure, not a hang */
+			/*
+			 * A hung test is a failure, not a hang. Generous:
+			 * under TCG on a busy host (arm64 most of all) the
+			 * differential test's hundreds of procps runs take
+			 * minutes.
+			 */
+			alarm(300);
 			_exit(tests[i].fn());
 		}
 		waitpid(pid, &st, 0);
