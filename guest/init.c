@@ -6,13 +6,16 @@
  * the programs listed in a plan file one by one with a timeout each, and
  * relays their output as KTAP subtests: indented four spaces, followed by
  * one "ok N name" / "not ok N name" line per program. The same lines go to
- * the console (ttyS0, shown live, mixed with kernel messages) and to the
- * result port (ttyS1, read by scripts/ktap.sh), then "PIDFD-SIGNAL-END"
- * and a reboot, which QEMU (-no-reboot) turns into its exit.
+ * the console (shown live, mixed with kernel messages) and to the result
+ * port (read by scripts/ktap.sh), then "PIDFD-SIGNAL-END" and a reboot,
+ * which QEMU (-no-reboot) turns into its exit.
  *
  * Kernel command line:
  *   pidfd.plan=FILE    the plan to run (default /plans/test)
- *   pidfd.shell=1      after the plan, start /bin/sh on the console
+ *   pidfd.results=DEV  the result port (default /dev/ttyS1; arm64's -M virt
+ *                      has one UART, scripts/qemu.sh gives /dev/hvc0)
+ *   pidfd.shell=1      after the plan, start /bin/sh on the terminal that
+ *                      console= names (ttyS0, ttyAMA0)
  *
  * Plan lines: "name timeout-seconds /path/to/program [args...]".
  */
@@ -38,7 +41,7 @@
 #define KSFT_SKIP	4
 #define MAX_ARGS	32
 
-static FILE *results;	/* ttyS1, or NULL when there is no second port */
+static FILE *results;	/* pidfd.results, or NULL when there is none */
 
 /* Write one line to the console and to the result port. */
 static void emit(const char *fmt, ...)
@@ -74,6 +77,8 @@ static void write_file(const char *path, const char *text)
 		close(fd);
 }
 
+static char *cmdline_value(const char *key);
+
 static void prepare(void)
 {
 	mount_or_warn("proc", "/proc", "proc");
@@ -94,7 +99,7 @@ static void prepare(void)
 	setenv("HOME", "/root", 1);
 	setenv("TMPDIR", "/tmp", 1);
 
-	results = fopen("/dev/ttyS1", "w");
+	results = fopen(cmdline_value("pidfd.results") ?: "/dev/ttyS1", "w");
 }
 
 /* Value of "key=" on the kernel command line, or NULL. */
@@ -305,10 +310,15 @@ static void shell(void)
 
 	if (pid == 0) {
 		/* A controlling terminal, so that job control and ^C work. */
+		const char *console = cmdline_value("console") ?: "ttyS0";
+		char path[64];
 		int tty;
 
+		/* "ttyS0,115200": the device is the part before the comma. */
+		snprintf(path, sizeof(path), "/dev/%.*s",
+			 (int)strcspn(console, ","), console);
 		setsid();
-		tty = open("/dev/ttyS0", O_RDWR);
+		tty = open(path, O_RDWR);
 		if (tty >= 0) {
 			ioctl(tty, TIOCSCTTY, 0);
 			dup2(tty, STDIN_FILENO);

@@ -18,8 +18,47 @@ TREE=$CACHE/src/linux
 # CHECKPOINT_RESTORE); system-patched and system-stock add
 # kconfig/system.config (make system: a Debian root disk).
 KERNEL=${KERNEL:-patched}
-BUILD=$CACHE/build/$KERNEL
-OUT=$CACHE/out/$KERNEL
+# ARCH selects the guest: x86_64 (default; built with the host's gcc,
+# booted with qemu-system-x86_64) or arm64 (cross-built with Debian's
+# aarch64-linux-gnu- toolchain, booted with qemu-system-aarch64 -M virt).
+# Each arm64 kernel has its own build and output dirs: build/KERNEL-arm64.
+case ${ARCH:-x86_64} in
+x86_64|x86)
+	ARCH=x86_64
+	ARCH_SUFFIX=
+	KMAKE_ARCH=()			# the kernel's default: the host's
+	KCC=gcc
+	KIMAGE_TARGET=bzImage
+	KIMAGE_PATH=arch/x86/boot/bzImage
+	GUEST_CC=gcc
+	GUEST_CONSOLE=ttyS0		# the first 16550 port
+	GUEST_RESULTS=/dev/ttyS1	# the second: QEMU saves it as PLAN.ktap
+	BUSYBOX=/bin/busybox
+	;;
+arm64|aarch64)
+	ARCH=arm64
+	ARCH_SUFFIX=-arm64
+	# Debian's gcc-12-aarch64-linux-gnu, unpacked by scripts/deps.sh into
+	# the cache: as a dpkg package it Conflicts with gcc-multilib, which
+	# the 32-bit (-m32) builds need. Binutils, cpp and the arm64 libc and
+	# libgcc are ordinary packages.
+	ARM64_TOOLCHAIN=$CACHE/arm64/toolchain
+	KMAKE_ARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	KCC=$ARM64_TOOLCHAIN/usr/bin/aarch64-linux-gnu-gcc-12
+	KIMAGE_TARGET=Image
+	KIMAGE_PATH=arch/arm64/boot/Image
+	GUEST_CC=$KCC
+	GUEST_CONSOLE=ttyAMA0		# the PL011 of -M virt (it has one)
+	GUEST_RESULTS=/dev/hvc0		# a virtconsole on virtio-mmio
+	BUSYBOX=$CACHE/arm64/root/bin/busybox	# busybox-static:arm64 (deps.sh)
+	;;
+*)
+	printf 'error: unknown ARCH=%s (x86_64 or arm64)\n' "$ARCH" >&2
+	exit 1
+	;;
+esac
+BUILD=$CACHE/build/$KERNEL$ARCH_SUFFIX
+OUT=$CACHE/out/$KERNEL$ARCH_SUFFIX
 JOBS=${JOBS:-$(nproc)}
 
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the guest programs statically against the selected kernel's UAPI
-# headers and pack them with busybox into $OUT/initramfs.cpio:
+# headers with $GUEST_CC (gcc; for ARCH=arm64 aarch64-linux-gnu-gcc) and
+# pack them with busybox into $OUT/initramfs.cpio:
 #   /init                 guest/init.c (PID 1)
 #   /bin                  busybox and its applets, guest/demo.c
 #   /tests/selftests      tools/testing/selftests/pidfd of the patched tree
@@ -47,10 +48,10 @@ compile() {
 	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
 		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
 	echo "   CC $out" >&2
-	gcc $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
+	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
 }
 
-say "building guest programs ($KERNEL headers)"
+say "building guest programs ($KERNEL $ARCH headers)"
 compile "$root/init" "$REPO/guest/init.c"
 compile "$root/bin/demo" "$REPO/guest/demo.c"
 
@@ -60,7 +61,7 @@ compile "$root/bin/demo" "$REPO/guest/demo.c"
 selftests_dir=$TREE/tools/testing/selftests/pidfd
 mkdir -p "$OUT/selftests-pidfd"
 make -s -C "$selftests_dir" OUTPUT="$OUT/selftests-pidfd" \
-	KHDR_INCLUDES="-isystem $headers" LDFLAGS=-static CC=gcc >&2 ||
+	KHDR_INCLUDES="-isystem $headers" LDFLAGS=-static CC="$GUEST_CC" >&2 ||
 	die "cannot build $selftests_dir"
 selftests=$(make -s -C "$selftests_dir" \
 	-f Makefile -f - <<<'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs \
@@ -96,7 +97,7 @@ done
 
 tool=no
 if [ -f "$REPO/tool/Makefile" ]; then
-	make -s -C "$REPO/tool" guest-install DESTDIR="$root/tests/tool" CC=gcc \
+	make -s -C "$REPO/tool" guest-install DESTDIR="$root/tests/tool" CC="$GUEST_CC" \
 		EXTRA_CFLAGS="-isystem $headers" >&2 || die "cannot build tool/ for the guest"
 	[ -x "$root/tests/tool/bin/pfkill-tests" ] && tool=yes
 fi
@@ -145,13 +146,47 @@ case ${ARCH:-x86_64} in
 x86_64|x86) build_32bit ;;
 esac
 
+# copy_arm64 FILE: FILE (a path in the guest) from the arm64 packages
+# scripts/deps.sh unpacked, with its ELF interpreter and the libraries its
+# NEEDED entries name, recursively (ldd cannot run arm64 programs).
+arm64_root=$CACHE/arm64/root
+copy_arm64() {
+	local f=$1 lib d dep
+	mkdir -p "$root$(dirname "$f")"
+	cp -uL "$arm64_root$f" "$root$f"
+	dep=$(readelf -l "$arm64_root$f" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
+	[ -z "$dep" ] || [ -e "$root$dep" ] || copy_arm64 "$dep"
+	for lib in $(readelf -d "$arm64_root$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		for d in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu; do
+			[ -e "$arm64_root$d/$lib" ] || continue
+			[ -e "$root$d/$lib" ] || copy_arm64 "$d/$lib"
+			continue 2
+		done
+		die "$f needs $lib, which is not in $arm64_root (scripts/deps.sh's arm64_debs)"
+	done
+}
+
 # Host programs some plans need (procps for bench, trinity and stress-ng
 # for stress), listed one per line in bench/host-programs and
-# stress/host-programs: copied with the shared libraries ldd names.
+# stress/host-programs: copied with the shared libraries ldd names. For
+# arm64 they come from Debian's arm64 packages in $CACHE/arm64/root
+# (procps; trinity and stress-ng are not fetched: the stress plan reports
+# them as not in the image).
 for list in "$REPO"/{bench,stress}/host-programs; do
 	[ -f "$list" ] || continue
 	grep -v '^#' "$list" | while read -r prog; do
 		[ -n "$prog" ] || continue
+		if [ "$ARCH" = arm64 ]; then
+			for path in /usr/bin/$prog /bin/$prog MISSING; do
+				[ -x "$arm64_root$path" ] && break
+			done
+			if [ "$path" = MISSING ]; then
+				say "warning: $list names $prog, not in the arm64 packages of scripts/deps.sh: skipped"
+				continue
+			fi
+			copy_arm64 "$path"
+			continue
+		fi
 		# Only the plan that lists a program needs it (scripts/stress.sh
 		# installs trinity and stress-ng): skip it here, do not fail.
 		path=$(command -v "$prog") || { say "warning: $list names $prog, not installed on the host: skipped"; continue; }
@@ -172,14 +207,14 @@ done
 	for t in "${conformance[@]}"; do
 		echo "conformance:$t 300 /tests/conformance/$t"
 	done
-	[ $tool = yes ] && echo "tool:pfkill 600 /bin/env PFKILL_TEST_TIMEOUT=240 /tests/tool/bin/pfkill-tests"
+	[ $tool = yes ] && echo "tool:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool/bin/pfkill-tests"
 	for t in $selftests32; do
 		echo "selftests32:pidfd:$t 300 /tests/selftests32/$t"
 	done
 	for t in "${conformance32[@]}"; do
 		echo "conformance32:$t 300 /tests/conformance32/$t"
 	done
-	[ $tool32 = yes ] && echo "tool32:pfkill 600 /bin/env PFKILL_TEST_TIMEOUT=240 /tests/tool32/bin/pfkill-tests"
+	[ $tool32 = yes ] && echo "tool32:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool32/bin/pfkill-tests"
 	# The smoke form of make bench, stress and run (smoke:*).
 	"$REPO/scripts/smoke.sh" plan
 } > "$root/plans/test"
@@ -207,7 +242,9 @@ list=$OUT/initramfs.list
 		done
 	(cd "$root" && find . -type l | sort) |
 		while read -r f; do echo "slink ${f#.} $(readlink "$root/$f") 0777 0 0"; done
-	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	echo "file /bin/busybox $BUSYBOX 0755 0 0"
+	# The applets of the host's busybox-static: for arm64 that is the
+	# same Debian version (scripts/deps.sh), which the host cannot run.
 	for applet in $(/bin/busybox --list | grep -vx busybox); do
 		[ -e "$root/bin/$applet" ] || echo "slink /bin/$applet busybox 0777 0 0"
 	done

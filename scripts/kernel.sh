@@ -3,9 +3,10 @@
 #
 # Configure and build the kernel selected by KERNEL into $BUILD (O=), then
 # install its UAPI headers into $OUT/headers for the guest programs.
-# tinyconfig + kconfig/guest.config (+ kconfig/debug.config for debug,
-# + kconfig/system.config for system-*);
-# every requested option is checked against the final .config.
+# tinyconfig + kconfig/guest.config (+ kconfig/arm64.config for ARCH=arm64,
+# + kconfig/debug.config for debug, + kconfig/matrix/<c>.config for
+# patched-<c>, + kconfig/system.config for system-*); every requested
+# option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
@@ -13,15 +14,16 @@ lock "build-$KERNEL" x
 
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
+[ "$ARCH" = arm64 ] && fragments+=("$REPO/kconfig/arm64.config")
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
 case $KERNEL in
 patched-*)
 	fragments+=("$REPO/kconfig/matrix/${KERNEL#patched-}.config")
-	[ -f "${fragments[1]}" ] || die "KERNEL=$KERNEL: no ${fragments[1]}" ;;
+	[ -f "${fragments[-1]}" ] || die "KERNEL=$KERNEL: no ${fragments[-1]}" ;;
 esac
 [ "${KERNEL#system-}" != "$KERNEL" ] && fragments+=("$REPO/kconfig/system.config")
 mkdir -p "$BUILD" "$OUT"
-kmake() { make -s -C "$src" O="$BUILD" CC="ccache gcc" -j"$JOBS" "$@"; }
+kmake() { make -s -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" "$@"; }
 
 # Show progress without the full compile log: a count every 200 objects,
 # and every line that is not a plain "  CC foo.o" (warnings, errors).
@@ -35,7 +37,7 @@ progress() {
 # rebuild incremental.
 stamp=$(cat "${fragments[@]}" | sha1sum | cut -d' ' -f1)
 if [ ! -f "$BUILD/.config" ] || [ "$(cat "$BUILD/.config-fragments" 2>/dev/null)" != "$stamp" ]; then
-	say "configuring $KERNEL kernel: tinyconfig + ${fragments[*]##*/}"
+	say "configuring $KERNEL $ARCH kernel: tinyconfig + ${fragments[*]##*/}"
 	kmake tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$BUILD" "$BUILD/.config" \
 		"${fragments[@]}" >/dev/null
@@ -65,12 +67,13 @@ if [ $missing = 1 ]; then
 	die "config fragment not satisfied (missing dependency?)"
 fi
 
-say "building $KERNEL bzImage in $BUILD (cold: ~4 min on 2 cores)"
+say "building $KERNEL $ARCH $KIMAGE_TARGET in $BUILD (cold: ~4 min on 2 cores)"
 start=$SECONDS
-if ! make -C "$src" O="$BUILD" CC="ccache gcc" -j"$JOBS" bzImage 2>&1 | progress; then
-	die "kernel build failed ($KERNEL)"
+if ! make -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" \
+		"$KIMAGE_TARGET" 2>&1 | progress; then
+	die "kernel build failed ($KERNEL $ARCH)"
 fi
-[ -f "$BUILD/arch/x86/boot/bzImage" ] || die "no bzImage after build"
-say "kernel ready in $((SECONDS - start)) s: $BUILD/arch/x86/boot/bzImage"
+[ -f "$BUILD/$KIMAGE_PATH" ] || die "no $KIMAGE_TARGET after build"
+say "kernel ready in $((SECONDS - start)) s: $BUILD/$KIMAGE_PATH"
 
 kmake headers_install INSTALL_HDR_PATH="$OUT/headers" >/dev/null

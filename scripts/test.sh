@@ -5,6 +5,8 @@
 # each kernel of TEST_KERNELS (make test: the patched kernel and the
 # upstream reference; make test KERNEL=k: that one), each judged by
 # scripts/ktap.sh; the last line adds them up: "N passed, N failed".
+# ARCH=arm64: the same for arm64 guests (out/KERNEL-arm64); the host
+# tests are the same.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -13,11 +15,11 @@ set -uo pipefail
 lock test x
 
 kernels=${TEST_KERNELS:-$KERNEL}
-results=$CACHE/out/test-results
+results=$CACHE/out/test-results$ARCH_SUFFIX
 mkdir -p "$results"
 rm -f "$results"/*
 
-host=$CACHE/out/host.ktap
+host=$CACHE/out/host$ARCH_SUFFIX.ktap
 rm -f "$host"
 [ -f "$REPO/tool/Makefile" ] && {
 	echo "KTAP version 1"
@@ -48,9 +50,9 @@ for k in $kernels; do
 	fi
 	KERNEL=$k "$REPO/scripts/qemu.sh" test
 	KERNEL=$k "$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
-	say "results of the $k kernel"
-	"$REPO/scripts/ktap.sh" "$CACHE/out/$k/test.console" "$CACHE/out/$k/test.ktap" \
-		"$CACHE/out/$k/smoke.ktap" |
+	say "results of the $k $ARCH kernel"
+	o=$CACHE/out/$k$ARCH_SUFFIX
+	"$REPO/scripts/ktap.sh" "$o/test.console" "$o/test.ktap" "$o/smoke.ktap" |
 		tee "$results/$k.verdict"
 done
 
@@ -80,7 +82,7 @@ case " $kernels " in
 esac
 
 # One verdict over the host tests and every kernel.
-say "all results: host tests, kernels $kernels"
+say "all results: host tests, $ARCH kernels $kernels"
 grep -h '^  FAIL ' "$results"/*.verdict
 awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
 	END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' \

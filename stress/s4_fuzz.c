@@ -28,6 +28,15 @@
 #include <sys/stat.h>
 
 #define TRINITY "/usr/bin/trinity"
+/*
+ * The 64-bit syscall table only: trinity has two tables (and takes -a) on
+ * x86_64; elsewhere (arm64) it has the one.
+ */
+#ifdef __x86_64__
+#define TRINITY_ARCH "-a64",
+#else
+#define TRINITY_ARCH
+#endif
 #define STRESSNG "/usr/bin/stress-ng"
 #define NVICTIMS 4
 #define NFDS 48
@@ -463,7 +472,7 @@ int main(void)
 		 * families, before its first syscall. The five syscalls
 		 * fuzzed here take pidfds, not sockets.
 		 */
-		char *argv[] = { "trinity", "-q", "-l", "off", "-a64", "-C", "2",
+		char *argv[] = { "trinity", "-q", "-l", "off", TRINITY_ARCH "-C", "2",
 				 "--disable-fds=sockets",
 				 "-c", "pidfd_send_signal", "-c", "pidfd_open",
 				 "-c", "pidfd_getfd", "-c", "waitid", "-c", "clone3",

@@ -24,7 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* x86_64 numbers; the guest headers have them, old host headers may not. */
+/*
+ * The generic table's numbers, the same on x86_64 and arm64; the guest's
+ * UAPI headers have them, old host headers may not.
+ */
 #ifndef __NR_pidfd_send_signal
 #define __NR_pidfd_send_signal 424
 #endif

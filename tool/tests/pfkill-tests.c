@@ -2414,7 +2414,8 @@ int main(int argc, char **argv)
 		pid = fork();
 		if (pid == 0) {
 			/* A hung test is a failure, not a hang. Under TCG on a
-			 * loaded host the differential test needs longer: the
+			 * loaded host (arm64 most of all) the differential
+			 * test's hundreds of procps runs take minutes: the
 			 * guest plan sets PFKILL_TEST_TIMEOUT. */
 			const char *limit = getenv("PFKILL_TEST_TIMEOUT");
 
