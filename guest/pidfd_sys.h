@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The pidfd system calls for the guest programs (guest/, bench/,
- * stress/): raw wrappers, since glibc 2.36 lacks some of them, and the
- * series' UAPI (upstream 6.9/6.15 values) for headers that predate it,
- * so that every program builds against stock and patched headers alike
- * and finds out at run time what the kernel has.
+ * stress/, system/, and tests/ through pidfd_conformance.h): raw
+ * wrappers, since glibc 2.36 lacks some of them, and the series' UAPI
+ * (upstream 6.9/6.15 values) for headers that predate it, so that every
+ * program builds against stock and patched headers alike and finds out
+ * at run time what the kernel has.
  */
 #ifndef PIDFD_SYS_H
 #define PIDFD_SYS_H

@@ -56,28 +56,41 @@ for k in $kernels; do
 		tee "$results/$k.verdict"
 done
 
-# The config matrix in small (make matrix in full): the series' .c files
-# at base and after the last patch, guest config, W=1 and sparse; any new
-# warning or failure fails it. With the patched kernel only (its tree).
-case " $kernels " in
-*" patched "*)
-	mktap=$CACHE/out/matrix-smoke.ktap
-	say "make matrix in small: scripts/matrix.sh --smoke"
+# A host-side step as a KTAP file of one case, its output as comments,
+# judged like the guest plans.
+host_case() {	# name ktap-file verdict command...
+	local name=$1 tap=$2 verdict=$3
+	shift 3
 	{
 		echo "KTAP version 1"
 		echo "1..1"
-		echo "# running matrix:smoke"
-		"$REPO/scripts/matrix.sh" --smoke 2>&1 | sed 's/^/    # /'
+		echo "# running $name"
+		"$@" 2>&1 | sed 's/^/    # /'
 		if [ "${PIPESTATUS[0]}" = 0 ]; then
-			echo "ok 1 matrix:smoke"
+			echo "ok 1 $name"
 		else
-			echo "not ok 1 matrix:smoke # scripts/matrix.sh --smoke failed"
+			echo "not ok 1 $name # ${*#"$REPO/"} failed"
 		fi
 		echo "PIDFD-SIGNAL-END"
-	} > "$mktap"
-	tail -n 5 "$mktap" | sed 's/^    # //' >&2
-	: > "$results/matrix.console"
-	"$REPO/scripts/ktap.sh" "$results/matrix.console" "$mktap" > "$results/matrix.verdict"
+	} > "$tap"
+	tail -n 5 "$tap" | sed 's/^    # //' >&2
+	: > "$results/$verdict.console"
+	"$REPO/scripts/ktap.sh" "$results/$verdict.console" "$tap" > "$results/$verdict.verdict"
+}
+
+# With the patched kernel (its tree): what a maintainer's bots check
+# first. The config matrix in small (make matrix in full): the series'
+# .c files at base and after the last patch, guest config, W=1 and
+# sparse; any new warning or failure fails it. checkpatch.pl --strict
+# over patches/ and the numbering of the series (make checkpatch).
+case " $kernels " in
+*" patched "*)
+	say "make matrix in small: scripts/matrix.sh --smoke"
+	host_case matrix:smoke "$CACHE/out/matrix-smoke.ktap" matrix \
+		"$REPO/scripts/matrix.sh" --smoke
+	say "make checkpatch: scripts/checkpatch.sh"
+	host_case series:checkpatch "$CACHE/out/checkpatch.ktap" checkpatch \
+		"$REPO/scripts/checkpatch.sh"
 	;;
 esac
 

@@ -8,10 +8,10 @@
  * The program forks the target T (a process group of its own, two
  * threads, counting each SIGUSR1 per thread in shared memory) and a
  * checker C that moves itself into PROFILE with change_profile and
- * tries: kill(2), tgkill(2), pidfd_send_signal() on a pidfd with each
- * scope flag, on a PIDFD_THREAD pidfd, on /proc/<pid> and
- * /proc/<pid>/task/<tid> fds, on PIDFD_SELF_THREAD(_GROUP), and writes
- * to /proc/<pid>/kill and /proc/<pid>/task/<tid>/kill.
+ * tries: kill(2), tgkill(2), pidfd_send_signal() on a pidfd, a
+ * PIDFD_THREAD pidfd, /proc/<pid> and /proc/<pid>/task/<tid> fds (each
+ * with no flag and with each scope flag), on PIDFD_SELF_THREAD(_GROUP),
+ * and writes to /proc/<pid>/kill and /proc/<pid>/task/<tid>/kill.
  *
  * "deny": each path must fail with the errno kill(2) got, leave the
  * receiver untouched and produce an AppArmor DENIED audit record for C
@@ -296,6 +296,60 @@ static int change_profile(void)
 	return -1;
 }
 
+/* One path, unless the kernel lacks it: @expr is evaluated here. */
+#define PATH(name, cond, why, expr, who) do {				\
+		int path_before[2], path_ret;				\
+		if (!(cond)) { skip(name, why); break; }		\
+		path_before[0] = sh->got[0];				\
+		path_before[1] = sh->got[1];				\
+		if (audit_fd >= 0) audit_denied(0, NULL, 0);		\
+		path_ret = (expr);					\
+		judge(name, path_ret, who, path_before);		\
+	} while (0)
+
+static const struct scope {
+	const char *name;
+	unsigned int flag;
+} scopes[] = {
+	{ "flags=0", 0 },
+	{ "PIDFD_SIGNAL_THREAD", PIDFD_SIGNAL_THREAD },
+	{ "PIDFD_SIGNAL_THREAD_GROUP", PIDFD_SIGNAL_THREAD_GROUP },
+	{ "PIDFD_SIGNAL_PROCESS_GROUP", PIDFD_SIGNAL_PROCESS_GROUP },
+};
+
+/*
+ * pidfd_send_signal() on one handle with no flag and with each scope
+ * flag. @named is the thread the handle names: flags=0 and
+ * PIDFD_SIGNAL_THREAD aim at it on a thread handle, only
+ * PIDFD_SIGNAL_THREAD does on a process handle. A thread handle has no
+ * PIDFD_SIGNAL_PROCESS_GROUP case: as upstream, the group is the one
+ * whose id is the handle's pid, and a non-leader's tid leads none, so
+ * the kernel finds nobody (ESRCH, as kill(-tid)) before the LSM is asked.
+ */
+static void handle_paths(const char *handle, int fd, int usable,
+			 const char *missing, int has_scope, enum who named)
+{
+	char name[96];
+	enum who who;
+	size_t i;
+
+	for (i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
+		const struct scope *sc = &scopes[i];
+
+		if (named == THREAD2 && sc->flag == PIDFD_SIGNAL_PROCESS_GROUP)
+			continue;
+		if (sc->flag == PIDFD_SIGNAL_THREAD ||
+		    (sc->flag == 0 && named == THREAD2))
+			who = named;
+		else
+			who = ANY;
+		snprintf(name, sizeof(name), "%s %s", handle, sc->name);
+		PATH(name, usable && (sc->flag == 0 || has_scope),
+		     !usable ? missing : "no scope flags (upstream 6.9)",
+		     TRY(sys_pidfd_send_signal(fd, SIG, NULL, sc->flag)), who);
+	}
+}
+
 static void checker(void)
 {
 	char path[128], dir[64], taskdir[96];
@@ -342,47 +396,20 @@ static void checker(void)
 	}
 	judge("kill", ret, ANY, before);
 
-#define PATH(name, cond, why, expr, who) do {				\
-		if (!(cond)) { skip(name, why); break; }		\
-		before[0] = sh->got[0]; before[1] = sh->got[1];		\
-		if (audit_fd >= 0) audit_denied(0, NULL, 0);		\
-		ret = (expr);						\
-		judge(name, ret, who, before);				\
-	} while (0)
-
 	PATH("tgkill", 1, "", TRY(syscall(SYS_tgkill, target, t2, SIG)), THREAD2);
 
 	pfd = sys_pidfd_open(target, 0);
-	PATH("pidfd flags=0", pfd >= 0, "no pidfd",
-	     TRY(sys_pidfd_send_signal(pfd, SIG, NULL, 0)), ANY);
-	PATH("pidfd PIDFD_SIGNAL_THREAD", has_scope, "no scope flags (upstream 6.9)",
-	     TRY(sys_pidfd_send_signal(pfd, SIG, NULL, PIDFD_SIGNAL_THREAD)), LEADER);
-	PATH("pidfd PIDFD_SIGNAL_THREAD_GROUP", has_scope, "no scope flags (upstream 6.9)",
-	     TRY(sys_pidfd_send_signal(pfd, SIG, NULL, PIDFD_SIGNAL_THREAD_GROUP)), ANY);
-	PATH("pidfd PIDFD_SIGNAL_PROCESS_GROUP", has_scope, "no scope flags (upstream 6.9)",
-	     TRY(sys_pidfd_send_signal(pfd, SIG, NULL, PIDFD_SIGNAL_PROCESS_GROUP)), ANY);
-
+	handle_paths("pidfd", pfd, pfd >= 0, "no pidfd", has_scope, LEADER);
 	tfd = has_thread ? sys_pidfd_open(t2, PIDFD_THREAD) : -1;
-	PATH("thread pidfd flags=0", has_thread, "no PIDFD_THREAD",
-	     TRY(sys_pidfd_send_signal(tfd, SIG, NULL, 0)), THREAD2);
-	PATH("thread pidfd PIDFD_SIGNAL_THREAD_GROUP", has_thread && has_scope,
-	     "no PIDFD_THREAD or scope flags",
-	     TRY(sys_pidfd_send_signal(tfd, SIG, NULL, PIDFD_SIGNAL_THREAD_GROUP)), ANY);
-
+	handle_paths("thread pidfd", tfd, has_thread, "no PIDFD_THREAD",
+		     has_scope, THREAD2);
 	procfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	PATH("/proc/<pid> fd flags=0", procfd >= 0, "cannot open /proc/<pid>",
-	     TRY(sys_pidfd_send_signal(procfd, SIG, NULL, 0)), ANY);
-	PATH("/proc/<pid> fd PIDFD_SIGNAL_THREAD", has_scope, "no scope flags",
-	     TRY(sys_pidfd_send_signal(procfd, SIG, NULL, PIDFD_SIGNAL_THREAD)), LEADER);
-	PATH("/proc/<pid> fd PIDFD_SIGNAL_PROCESS_GROUP", has_scope, "no scope flags",
-	     TRY(sys_pidfd_send_signal(procfd, SIG, NULL, PIDFD_SIGNAL_PROCESS_GROUP)), ANY);
+	handle_paths("/proc/<pid> fd", procfd, procfd >= 0,
+		     "cannot open /proc/<pid>", has_scope, LEADER);
 	taskfd = open(taskdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	PATH("/proc/<pid>/task/<tid> fd flags=0", has_taskfd,
-	     "/proc/<pid>/task/<tid> fds are no handles here",
-	     TRY(sys_pidfd_send_signal(taskfd, SIG, NULL, 0)), THREAD2);
-	PATH("/proc/<pid>/task/<tid> fd PIDFD_SIGNAL_THREAD_GROUP", has_taskfd && has_scope,
-	     "no task fd handles or scope flags",
-	     TRY(sys_pidfd_send_signal(taskfd, SIG, NULL, PIDFD_SIGNAL_THREAD_GROUP)), ANY);
+	handle_paths("/proc/<pid>/task/<tid> fd", taskfd, has_taskfd,
+		     "/proc/<pid>/task/<tid> fds are no handles here",
+		     has_scope, THREAD2);
 
 	PATH("PIDFD_SELF_THREAD", has_self, "no PIDFD_SELF_* (upstream 6.17)",
 	     TRY(sys_pidfd_send_signal(PIDFD_SELF_THREAD, SIG, NULL, 0)), SELF);

@@ -24,6 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* sys_pidfd_open(), sys_pidfd_send_signal(), the series' UAPI values. */
+#include "pidfd_sys.h"
+
 /*
  * The generic table's numbers, the same on x86_64 and arm64; the guest's
  * UAPI headers have them, old host headers may not.
@@ -73,17 +76,6 @@ struct pfc_clone_args {
 	uint64_t stack_size;
 	uint64_t tls;
 };
-
-static inline int sys_pidfd_open(pid_t pid, unsigned int flags)
-{
-	return syscall(__NR_pidfd_open, pid, flags);
-}
-
-static inline int sys_pidfd_send_signal(int pidfd, int sig, siginfo_t *info,
-					unsigned int flags)
-{
-	return syscall(__NR_pidfd_send_signal, pidfd, sig, info, flags);
-}
 
 static inline pid_t sys_clone3(struct pfc_clone_args *args)
 {
@@ -345,17 +337,17 @@ static inline int pfc_open_proc_dir(pid_t pid, int extra_flags)
 }
 
 /*
- * A hex mask line ("SigPnd", "ShdPnd", ...) from /proc/<pid>/status, or
- * ~0 if it cannot be read.
+ * A hex mask line ("SigPnd", "ShdPnd", ...) of a status file
+ * (/proc/<pid>/status, /proc/<pid>/task/<tid>/status), or ~0 if it
+ * cannot be read.
  */
-static inline uint64_t pfc_status_mask(pid_t pid, const char *key)
+static inline uint64_t pfc_status_file_mask(const char *path, const char *key)
 {
 	unsigned long long mask = ~0ULL;
 	size_t klen = strlen(key);
-	char path[64], line[256];
+	char line[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return ~0ULL;
@@ -368,6 +360,14 @@ static inline uint64_t pfc_status_mask(pid_t pid, const char *key)
 	}
 	fclose(f);
 	return mask;
+}
+
+static inline uint64_t pfc_status_mask(pid_t pid, const char *key)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return pfc_status_file_mask(path, key);
 }
 
 static inline void pfc_queue_info(siginfo_t *info, int sig, int code,
