@@ -40,6 +40,41 @@ static int set_next_pid(pid_t pid)
 	return ret;
 }
 
+/*
+ * A sleeper with PID @pid. Without ns_last_pid (CONFIG_CHECKPOINT_RESTORE
+ * =n) PIDs are handed out in a cycle, so fork until the cycle comes back
+ * to @pid, as it does on a busy machine; at most pid_max tries.
+ */
+static pid_t spawn_with_pid(pid_t pid)
+{
+	pid_t child;
+	int tries, max = 0;
+	FILE *f;
+
+	if (set_next_pid(pid) == 0)
+		return spawn_sleeper();
+	printf("   (no /proc/sys/kernel/ns_last_pid: forking until PID %d comes round)\n",
+	       pid);
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (!f || fscanf(f, "%d", &max) != 1)
+		max = 0;
+	if (f)
+		fclose(f);
+	for (tries = 0; tries <= max; tries++) {
+		child = fork();
+		if (child == 0) {
+			/* Only the one with the wanted PID stays. */
+			if (getpid() == pid)
+				pause();
+			_exit(0);
+		}
+		if (child < 0 || child == pid)
+			return child;
+		waitpid(child, NULL, 0);
+	}
+	return -1;
+}
+
 int main(void)
 {
 	pid_t victim, newcomer;
@@ -57,11 +92,7 @@ int main(void)
 	waitpid(victim, &status, 0);
 	printf("2. process %d exited and was reaped; its PID is free\n", victim);
 
-	if (set_next_pid(victim)) {
-		perror("demo: /proc/sys/kernel/ns_last_pid");
-		return 1;
-	}
-	newcomer = spawn_sleeper();
+	newcomer = spawn_with_pid(victim);
 	printf("3. a newcomer was started and got PID %d%s\n", newcomer,
 	       newcomer == victim ? " - the same number" : " (reuse failed)");
 	if (newcomer != victim)

@@ -3,10 +3,11 @@
 #
 # Configure and build the kernel selected by KERNEL into $BUILD (O=), then
 # install its UAPI headers into $OUT/headers for the guest programs.
-# tinyconfig + kconfig/guest.config (+ kconfig/arm64.config for ARCH=arm64,
-# + kconfig/debug.config for debug, + kconfig/matrix/<c>.config for
-# patched-<c>, + kconfig/system.config for system-*); every requested
-# option is checked against the final .config.
+# tinyconfig + kconfig/guest.config + kconfig/x86_64.config (ARCH=arm64:
+# kconfig/arm64.config) (+ kconfig/debug.config for debug,
+# + kconfig/matrix/<c>.config for patched-<c>, + kconfig/system.config
+# for system-*); every requested option is checked against the final
+# .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
@@ -14,7 +15,11 @@ lock "build-$KERNEL" x
 
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
-[ "$ARCH" = arm64 ] && fragments+=("$REPO/kconfig/arm64.config")
+if [ "$ARCH" = arm64 ]; then
+	fragments+=("$REPO/kconfig/arm64.config")
+else
+	fragments+=("$REPO/kconfig/x86_64.config")
+fi
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
 case $KERNEL in
 patched-*)

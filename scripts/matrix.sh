@@ -13,7 +13,7 @@
 # (--report: only print the table of the last runs of those configs;
 # --ends: base and the last patch only, the patches between only to
 # bisect a difference found at the last.)
-# Small configs: tinyconfig + kconfig/guest.config + kconfig/matrix/<c>.config,
+# Small configs: tinyconfig + kconfig/{guest,x86_64}.config + kconfig/matrix/<c>.config,
 # Debian's config: the file named on its "#base" line + the fragment. Per
 # config `make prepare` once, then per patch only the objects the series
 # touches (its .c files, and some objects that include the headers it
@@ -25,6 +25,9 @@
 # worktree src/matrix; results in out/matrix/ (--smoke: matrix-smoke-*).
 set -uo pipefail
 export LC_ALL=C
+# The matrix is x86_64's (its configs are: compat-n, Debian's amd64), also
+# when make test ARCH=arm64 runs its smoke form.
+unset ARCH CROSS_COMPILE
 . "$(dirname "$0")/common.sh"
 smoke=0
 report=0
@@ -125,13 +128,28 @@ kmake() {	# build-dir args...
 		-j"$JOBS" "$@"
 }
 
+# W=1 also runs scripts/kernel-doc over each .c it compiles, from the
+# make rule and not through CC, so the wrapper does not see it: run it
+# here, after each step, into a log per object of its own.
+kernel_doc() {	# build-dir objs...
+	local b=$1 o
+	shift
+	for o in "$@"; do
+		mkdir -p "$(dirname "$b/matrix-logs/doc/$o")"
+		"$wt/scripts/kernel-doc" -none "$wt/${o%.o}.c" > "$b/matrix-logs/doc/$o.log" 2>&1
+	done
+}
+
 # Warnings of the listed objects, one per line, normalised: no line or
 # column numbers, paths relative to the tree; sorted, duplicates kept.
+# Kind cc is W=1's: gcc's and kernel-doc's.
 warnings() {	# build-dir kind(cc|sparse) objs...
-	local b=$1 kind=$2 o
+	local b=$1 kind=$2 o k
 	shift 2
 	for o in "$@"; do
-		[ -f "$b/matrix-logs/$kind/$o.log" ] && cat "$b/matrix-logs/$kind/$o.log"
+		for k in $kind $([ "$kind" = cc ] && echo doc); do
+			[ -f "$b/matrix-logs/$k/$o.log" ] && cat "$b/matrix-logs/$k/$o.log"
+		done
 	done | grep -E '(warning|error):' |
 		sed -E "s#$wt/##g; s#(\\.\\./)+src/$name/##g; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" | sort
 }
@@ -140,7 +158,8 @@ warnings() {	# build-dir kind(cc|sparse) objs...
 configure() {	# config build-dir
 	local c=$1 b=$2 frag=$REPO/kconfig/matrix/$1.config stamp basecfg line opt
 	basecfg=$(sed -n 's/^#base //p' "$frag")
-	stamp=$(cat "$frag" "$REPO/kconfig/guest.config" | sha1sum | cut -d' ' -f1)
+	stamp=$(cat "$frag" "$REPO/kconfig/guest.config" "$REPO/kconfig/x86_64.config" |
+		sha1sum | cut -d' ' -f1)
 	mkdir -p "$b"
 	[ -f "$b/.config" ] && [ "$(cat "$b/.matrix-stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	rm -f "$b/.matrix-stamp"
@@ -150,7 +169,7 @@ configure() {	# config build-dir
 	else
 		kmake "$b" -s tinyconfig >/dev/null || return 1
 		"$wt/scripts/kconfig/merge_config.sh" -m -O "$b" "$b/.config" \
-			"$REPO/kconfig/guest.config" "$frag" >/dev/null
+			"$REPO/kconfig/guest.config" "$REPO/kconfig/x86_64.config" "$frag" >/dev/null
 	fi
 	kmake "$b" -s olddefconfig >/dev/null || return 1
 	# Every line of the fragment must hold in the final .config.
@@ -178,6 +197,7 @@ step() {	# config build-dir i objs...
 	log=$res/$c/$i.log
 	built=ok
 	kmake "$b" W=1 C=1 -k "$@" > "$log" 2>&1 || built=FAIL
+	kernel_doc "$b" "$@"
 	warnings "$b" cc "$@" > "$res/$c/$i.cc"
 	warnings "$b" sparse "$@" > "$res/$c/$i.sparse"
 	bad=0
@@ -204,10 +224,12 @@ step() {	# config build-dir i objs...
 
 # Base's warnings of a subset of the objects: kept per object at base.
 base_warnings() {	# config kind objs...
-	local c=$1 kind=$2 o
+	local c=$1 kind=$2 o k
 	shift 2
 	for o in "$@"; do
-		cat "$res/$c/base/$kind/$o.log" 2>/dev/null
+		for k in $kind $([ "$kind" = cc ] && echo doc); do
+			cat "$res/$c/base/$k/$o.log" 2>/dev/null
+		done
 	done | grep -E '(warning|error):' |
 		sed -E "s#$wt/##g; s#(\\.\\./)+src/$name/##g; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" | sort
 }
@@ -253,7 +275,7 @@ for c in "${configs_run[@]}"; do
 		if [ "$i" = 0 ]; then
 			# Keep base's logs per object, to compare subsets with.
 			for o in "${mcore[@]}" "${mextra[@]}"; do
-				for k in cc sparse; do
+				for k in cc sparse doc; do
 					mkdir -p "$(dirname "$res/$c/base/$k/$o")"
 					cp "$b/matrix-logs/$k/$o.log" "$res/$c/base/$k/$o.log" 2>/dev/null
 				done

@@ -7,7 +7,7 @@
 #   scripts/system.sh                 patched, then stock, then the comparison
 #   SYSTEM_KERNELS=patched scripts/system.sh   one kernel (make system KERNEL=patched)
 #
-# Kernel: tinyconfig + kconfig/guest.config + kconfig/system.config in
+# Kernel: tinyconfig + kconfig/{guest,x86_64,system}.config in
 # build/system-<kernel> (scripts/kernel.sh with KERNEL=system-<kernel>).
 # Root: mmdebstrap --variant=minbase of system/packages from the machine's
 # apt sources, cached as $CACHE/system/rootfs-<hash>.tar (rebuilt when

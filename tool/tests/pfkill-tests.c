@@ -754,7 +754,8 @@ static int race_in_ns(void)
 
 	reap(victim);
 	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
-	SKIP_IF(fd < 0, "ns_last_pid: %s", strerror(errno));
+	SKIP_IF(fd < 0, "ns_last_pid: %s (needs CONFIG_CHECKPOINT_RESTORE)",
+		strerror(errno));
 	len = snprintf(buf, sizeof(buf), "%d", victim - 1);
 	SKIP_IF(write(fd, buf, len) != len, "write ns_last_pid: %s",
 		strerror(errno));
@@ -825,7 +826,8 @@ static int race_thread_in_ns(void)
 	reap(victim);
 
 	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
-	SKIP_IF(fd < 0, "ns_last_pid: %s", strerror(errno));
+	SKIP_IF(fd < 0, "ns_last_pid: %s (needs CONFIG_CHECKPOINT_RESTORE)",
+		strerror(errno));
 	len = snprintf(buf, sizeof(buf), "%d", victim - 1);
 	SKIP_IF(write(fd, buf, len) != len, "write ns_last_pid: %s",
 		strerror(errno));
