@@ -26,7 +26,8 @@
 set -uo pipefail
 export LC_ALL=C
 # The matrix is x86_64's (its configs are: compat-n, Debian's amd64), also
-# when make test ARCH=arm64 runs its smoke form.
+# when make test ARCH=arm64 runs its smoke form; make passes ARCH=arm64 on
+# in MAKEFLAGS too, so kmake names the host's ARCH (x86) as well.
 unset ARCH CROSS_COMPILE
 . "$(dirname "$0")/common.sh"
 smoke=0
@@ -123,7 +124,7 @@ export MATRIX_SRC=$wt MATRIX_SPARSE_CACHE=$CACHE/build/matrix-sparse-cache
 kmake() {	# build-dir args...
 	local b=$1
 	shift
-	MATRIX_LOGS=$b/matrix-logs make -C "$wt" O="$b" CC="$wrap cc" \
+	MATRIX_LOGS=$b/matrix-logs make -C "$wt" O="$b" ARCH=x86 CROSS_COMPILE= CC="$wrap cc" \
 		HOSTCC="ccache gcc" CHECK="$wrap sparse" CF=-fmax-warnings=unlimited \
 		-j"$JOBS" "$@"
 }
