@@ -52,7 +52,7 @@ help:
 	@echo "                  plan on patched and stock (make system KERNEL=k: one)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/             +tree    6 s"
 	@echo "make patches      regenerate patches/ from the cached tree         +tree    <1 s"
-	@echo "make bisect-check build the kernel after every patch of the series (not measured)"
+	@echo "make bisect-check build the kernel after every patch of the series  ~18 min"
 	@echo "make matrix       every patch x 9 configs, W=1 + sparse vs base,   ~75 min"
 	@echo "                  vmlinux; table config x patch (scripts/matrix.sh [--smoke] [config...])"
 	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
