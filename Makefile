@@ -8,26 +8,14 @@
 
 KERNEL ?= patched
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
-# make test runs the plan on the patched kernel and on the upstream
-# reference; naming a KERNEL (make test KERNEL=stock) runs that one only.
-# On arm64 the plain make test runs the patched kernel only.
-ifeq ($(origin KERNEL),file)
-ifeq ($(ARCH),arm64)
-TEST_KERNELS ?= patched
-else
-TEST_KERNELS ?= patched upstream
-endif
-else
-TEST_KERNELS ?= $(KERNEL)
-endif
-# make system boots both the patched and the stock kernel (it compares
-# them); make system KERNEL=k boots that one.
-ifeq ($(origin KERNEL),file)
-SYSTEM_KERNELS ?= patched stock
-else
-SYSTEM_KERNELS ?= $(KERNEL)
-endif
-export KERNEL PIDFD_CACHE TEST_KERNELS SYSTEM_KERNELS
+# make test and make system run their own list of kernels (scripts/test.sh:
+# patched and upstream, arm64 patched; scripts/system.sh: patched and
+# stock); naming KERNEL (make test KERNEL=stock) passes that one to them.
+KERNEL_ARG := $(if $(filter file,$(origin KERNEL)),,$(KERNEL))
+# ONLY=globs: make test runs only the plan entries and host steps whose
+# names match (make test ONLY='conformance:send_signal*').
+ONLY ?=
+export KERNEL PIDFD_CACHE ONLY
 
 S := scripts
 ARCH_SUFFIX := $(if $(filter arm64,$(ARCH)),-arm64)
@@ -79,7 +67,7 @@ run: initramfs
 	@$(S)/qemu.sh run
 
 test: deps
-	@$(S)/test.sh
+	@$(S)/test.sh $(KERNEL_ARG)
 
 bench: deps
 	@$(X86_ONLY)
@@ -90,7 +78,7 @@ stress: deps
 	@KERNEL=debug $(S)/stress.sh
 
 system: deps
-	@$(S)/system.sh
+	@$(S)/system.sh $(KERNEL_ARG)
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

@@ -16,12 +16,17 @@
  *                      has one UART, scripts/qemu.sh gives /dev/hvc0)
  *   pidfd.shell=1      after the plan, start /bin/sh on the terminal that
  *                      console= names (ttyS0, ttyAMA0)
+ *   pidfd.only=GLOBS   run only the plan entries whose name matches one of
+ *                      these comma-separated fnmatch(3) patterns
+ *                      (make test ONLY=...); the others are left out of
+ *                      the plan, not reported as skipped
  *
  * Plan lines: "name timeout-seconds /path/to/program [args...]".
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -102,11 +107,13 @@ static void prepare(void)
 	results = fopen(cmdline_value("pidfd.results") ?: "/dev/ttyS1", "w");
 }
 
-/* Value of "key=" on the kernel command line, or NULL. */
+/*
+ * Value of "key=" on the kernel command line (a copy of its own), or
+ * NULL.
+ */
 static char *cmdline_value(const char *key)
 {
-	static char line[4096];
-	char *word, *save;
+	char line[4096], *word, *save;
 	size_t keylen = strlen(key);
 	FILE *f = fopen("/proc/cmdline", "r");
 
@@ -118,7 +125,7 @@ static char *cmdline_value(const char *key)
 	for (word = strtok_r(line, " \n", &save); word;
 	     word = strtok_r(NULL, " \n", &save))
 		if (!strncmp(word, key, keylen) && word[keylen] == '=')
-			return word + keylen + 1;
+			return strdup(word + keylen + 1);
 	return NULL;
 }
 
@@ -236,19 +243,60 @@ static int run_program(char **argv, int timeout)
 	return timed_out ? -1 : status;
 }
 
-static int count_plan(FILE *plan)
+/*
+ * Is the plan entry @name selected by @only, a comma-separated list of
+ * fnmatch(3) patterns (pidfd.only=)? Everything is when there is none.
+ */
+static int selected(const char *name, const char *only)
 {
-	char line[1024];
+	char pattern[256];
+	size_t len;
+
+	if (!only || !*only)
+		return 1;
+	while (*only) {
+		len = strcspn(only, ",");
+		if (len > 0 && len < sizeof(pattern)) {
+			memcpy(pattern, only, len);
+			pattern[len] = '\0';
+			if (!fnmatch(pattern, name, 0))
+				return 1;
+		}
+		only += len;
+		if (*only == ',')
+			only++;
+	}
+	return 0;
+}
+
+/* The name of a plan line (its first word), or NULL for a comment. */
+static const char *plan_name(const char *line, char *name, size_t size)
+{
+	size_t len;
+
+	if (line[0] == '#' || line[0] == '\n')
+		return NULL;
+	len = strcspn(line, " \t\n");
+	if (len >= size)
+		len = size - 1;
+	memcpy(name, line, len);
+	name[len] = '\0';
+	return name;
+}
+
+static int count_plan(FILE *plan, const char *only)
+{
+	char line[1024], name[256];
 	int n = 0;
 
 	while (fgets(line, sizeof(line), plan))
-		if (line[0] != '#' && line[0] != '\n')
+		if (plan_name(line, name, sizeof(name)) && selected(name, only))
 			n++;
 	rewind(plan);
 	return n;
 }
 
-static int run_plan(const char *path)
+static int run_plan(const char *path, const char *only)
 {
 	char line[1024], *argv[MAX_ARGS + 1], *name, *save;
 	int number = 0, failed = 0;
@@ -258,12 +306,16 @@ static int run_plan(const char *path)
 		emit("# init: cannot open plan %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	emit("KTAP version 1\n1..%d\n", count_plan(plan));
+	emit("KTAP version 1\n1..%d\n", count_plan(plan, only));
+	if (only)
+		emit("# init: only the entries that match %s\n", only);
 	while (fgets(line, sizeof(line), plan)) {
 		int argc = 0, timeout, status;
+		char first[256];
 		double start;
 
-		if (line[0] == '#' || line[0] == '\n')
+		if (!plan_name(line, first, sizeof(first)) ||
+		    !selected(first, only))
 			continue;
 		name = strtok_r(line, " \t\n", &save);
 		timeout = atoi(strtok_r(NULL, " \t\n", &save) ?: "0");
@@ -343,7 +395,7 @@ int main(void)
 	prepare();
 	plan = cmdline_value("pidfd.plan") ?: "/plans/test";
 	want_shell = cmdline_value("pidfd.shell");
-	failed = run_plan(plan);
+	failed = run_plan(plan, cmdline_value("pidfd.only"));
 	emit("%s plan=%s failed=%d\n", END_MARKER, plan, failed);
 	if (want_shell && !strcmp(want_shell, "1")) {
 		printf("# init: interactive shell; exit it to power off\n");

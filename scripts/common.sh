@@ -65,6 +65,25 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$CACHE
 export CCACHE_NOHASHDIR=1
 
+# ONLY: comma-separated glob patterns over the names of the test plan's
+# entries (conformance:send_signal_test, tool:host, smoke:bench:probe,
+# series:checkpatch ...): make test runs those that match, and leaves the
+# others out. The guest gets it as pidfd.only= (guest/init.c matches it
+# with fnmatch(3), as only_match does here). Empty: everything.
+ONLY=${ONLY:-}
+
+# only_match NAME: NAME is selected by ONLY.
+only_match() {
+	local pattern patterns
+	[ -z "$ONLY" ] && return 0
+	IFS=, read -r -a patterns <<<"$ONLY"
+	for pattern in "${patterns[@]}"; do
+		# shellcheck disable=SC2053	# a glob, on purpose
+		[ -n "$pattern" ] && [[ $1 == $pattern ]] && return 0
+	done
+	return 1
+}
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

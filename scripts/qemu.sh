@@ -27,6 +27,8 @@ if [ "$plan" = run ] && [ -t 0 ]; then
 	extra+=(pidfd.shell=1)
 	stdin=/dev/tty
 fi
+# ONLY (make test ONLY=globs): guest/init.c runs the entries that match.
+[ -n "$ONLY" ] && [ "$plan" = test ] && extra+=("pidfd.only=$ONLY")
 args=(console=$GUEST_CONSOLE panic=-1 loglevel=5 pidfd.plan=/plans/$plan
 	pidfd.results=$GUEST_RESULTS "${extra[@]}" "$@")
 

@@ -5,7 +5,7 @@
 # patched kernel and run the system plan (system/plan.sh), then the same on
 # the stock kernel, and compare what the /proc walkers saw (issue 14).
 #   scripts/system.sh                 patched, then stock, then the comparison
-#   SYSTEM_KERNELS=patched scripts/system.sh   one kernel (make system KERNEL=patched)
+#   scripts/system.sh patched         one kernel (make system KERNEL=patched)
 #
 # Kernel: tinyconfig + kconfig/{guest,x86_64,system}.config in
 # build/system-<kernel> (scripts/kernel.sh with KERNEL=system-<kernel>).
@@ -20,7 +20,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-kernels=${SYSTEM_KERNELS:-patched stock}
+kernels=${*:-patched stock}
 SYS=$CACHE/system
 mkdir -p "$SYS"
 

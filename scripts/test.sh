@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The one gate (make test): the tool's host tests, then the guest plan on
-# each kernel of TEST_KERNELS (make test: the patched kernel and the
-# upstream reference; make test KERNEL=k: that one), each judged by
-# scripts/ktap.sh; the last line adds them up: "N passed, N failed".
+# The one gate (make test):
+#   scripts/test.sh [KERNEL...]
+# the tool's host tests, then the guest plan on each KERNEL (default: the
+# patched kernel and the upstream reference; ARCH=arm64: patched), each
+# judged by scripts/ktap.sh; the last line adds them up: "N passed, N
+# failed". make test KERNEL=k passes k. ONLY=globs (scripts/common.sh)
+# runs only the plan entries and host steps whose names match.
 # ARCH=arm64: the same for arm64 guests (out/KERNEL-arm64); the host
 # tests are the same.
 set -uo pipefail
@@ -14,14 +17,23 @@ set -uo pipefail
 # one's results and test.ktap between its boot and its verdict.
 lock test x
 
-kernels=${TEST_KERNELS:-$KERNEL}
+if [ $# -gt 0 ]; then
+	kernels="$*"
+elif [ "$ARCH" = arm64 ]; then
+	kernels=patched
+else
+	kernels="patched upstream"
+fi
 results=$CACHE/out/test-results$ARCH_SUFFIX
 mkdir -p "$results"
 rm -f "$results"/*
 
 host=$CACHE/out/host$ARCH_SUFFIX.ktap
 rm -f "$host"
-[ -f "$REPO/tool/Makefile" ] && {
+[ -n "$ONLY" ] && say "ONLY=$ONLY: the plan entries and host steps that match"
+# How many entries ONLY selected: none is an error, not a pass.
+selected=0
+[ -f "$REPO/tool/Makefile" ] && only_match tool:host && {
 	echo "KTAP version 1"
 	echo "1..1"
 	echo "# running tool:host"
@@ -34,6 +46,7 @@ rm -f "$host"
 	echo "PIDFD-SIGNAL-END"
 } > "$host"
 if [ -f "$host" ]; then
+	selected=$((selected + 1))
 	say "host tests of the tool: $(grep -c '^    ok ' "$host") ok," \
 		"$(grep -c '^    not ok ' "$host") not ok"
 	: > "$results/host.console"
@@ -46,13 +59,30 @@ for k in $kernels; do
 		! KERNEL=$k "$REPO/scripts/guest.sh"; then
 		printf '  FAIL %s: kernel or initramfs did not build\n0 passed, 1 failed\n' \
 			"$k" > "$results/$k.verdict"
+		selected=$((selected + 1))
 		continue
 	fi
-	KERNEL=$k "$REPO/scripts/qemu.sh" test
-	KERNEL=$k "$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
-	say "results of the $k $ARCH kernel"
 	o=$CACHE/out/$k$ARCH_SUFFIX
-	"$REPO/scripts/ktap.sh" "$o/test.console" "$o/test.ktap" "$o/smoke.ktap" |
+	# The guest entries ONLY selects; none: no boot for this kernel.
+	n=0
+	while read -r name _; do
+		case $name in ''|'#'*) continue ;; esac
+		only_match "$name" && n=$((n + 1))
+	done < "$o/rootfs/plans/test"
+	if [ $n = 0 ]; then
+		say "ONLY=$ONLY selects no entry of the $k plan: not booted"
+	else
+		KERNEL=$k "$REPO/scripts/qemu.sh" test
+	fi
+	KERNEL=$k "$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
+	files=()
+	[ $n = 0 ] || files+=("$o/test.ktap")
+	[ -f "$o/smoke.ktap" ] && files+=("$o/smoke.ktap")
+	[ ${#files[@]} = 0 ] && continue
+	selected=$((selected + 1))
+	say "results of the $k $ARCH kernel"
+	[ $n = 0 ] && : > "$o/test.console"
+	"$REPO/scripts/ktap.sh" "$o/test.console" "${files[@]}" |
 		tee "$results/$k.verdict"
 done
 
@@ -85,14 +115,22 @@ host_case() {	# name ktap-file verdict command...
 # over patches/ and the numbering of the series (make checkpatch).
 case " $kernels " in
 *" patched "*)
-	say "make matrix in small: scripts/matrix.sh --smoke"
-	host_case matrix:smoke "$CACHE/out/matrix-smoke.ktap" matrix \
-		"$REPO/scripts/matrix.sh" --smoke
-	say "make checkpatch: scripts/checkpatch.sh"
-	host_case series:checkpatch "$CACHE/out/checkpatch.ktap" checkpatch \
-		"$REPO/scripts/checkpatch.sh"
+	if only_match matrix:smoke; then
+		say "make matrix in small: scripts/matrix.sh --smoke"
+		host_case matrix:smoke "$CACHE/out/matrix-smoke.ktap" matrix \
+			"$REPO/scripts/matrix.sh" --smoke
+		selected=$((selected + 1))
+	fi
+	if only_match series:checkpatch; then
+		say "make checkpatch: scripts/checkpatch.sh"
+		host_case series:checkpatch "$CACHE/out/checkpatch.ktap" checkpatch \
+			"$REPO/scripts/checkpatch.sh"
+		selected=$((selected + 1))
+	fi
 	;;
 esac
+[ "$selected" -gt 0 ] ||
+	die "ONLY=$ONLY matches no test (names: the '# running' lines of a full run's $CACHE/out/*/test.ktap)"
 
 # One verdict over the host tests and every kernel.
 say "all results: host tests, $ARCH kernels $kernels"
