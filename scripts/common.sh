@@ -84,6 +84,15 @@ only_match() {
 	return 1
 }
 
+# verdicts FILE...: the failures (with their log lines) of scripts/ktap.sh
+# verdict files, then their sum "N passed, N failed"; non-zero when
+# something failed or there was no verdict.
+verdicts() {
+	awk '/^  FAIL / { show = 1 } /^[^ ]|^  SKIP / { show = 0 } show' "$@"
+	awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
+		END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' "$@"
+}
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -9,25 +9,47 @@
 # a crash or timeout is never lost. Every KTAP file must end with the
 # end marker (a guest that died early has none); the console must hold
 # no panic, oops, BUG, WARNING or sanitizer report. Prints the failures,
-# then "N passed, N failed".
+# each with the program's log lines before it (its TH_LOG lines, at most
+# KTAP_LOG_LINES, default 20) and FILE:LINE of its result line, then
+# "N passed, N failed".
 set -uo pipefail
 
 console=$1; shift
+log_lines=${KTAP_LOG_LINES:-20}
 unfinished=
 for f; do
 	grep -q '^PIDFD-SIGNAL-END' "$f" 2>/dev/null || unfinished="$unfinished $f"
 done
-awk -v console="$console" -v unfinished="$unfinished" '
+awk -v console="$console" -v unfinished="$unfinished" -v cap="$log_lines" '
+# The output lines of the running program since its last result line,
+# the last "cap" of them kept: what is printed under a failure.
+function remember(line) {
+	logn++
+	logs[logn % cap] = line
+}
+function forget() { logn = 0 }
+function explain(   i, first, text) {
+	text = "  (" FILENAME ":" FNR ")"
+	first = logn > cap ? logn - cap + 1 : 1
+	if (first > 1) text = text "\n      ... " first - 1 " earlier lines"
+	for (i = first; i <= logn; i++) text = text "\n      " logs[i % cap]
+	forget()
+	return text
+}
+function failed(name, reason) {
+	fail++
+	failures = failures "\n  FAIL " name reason explain()
+}
 function finish_program(line, name,   failed_top) {
 	failed_top = line ~ /^not ok /
 	if (cases == 0) {
-		if (failed_top) { fail++; failures = failures "\n  FAIL " name line_reason(line) }
+		if (failed_top) failed(name, line_reason(line))
 		else if (line ~ /# SKIP/) { skip++; skips = skips "\n  SKIP " name }
 		else pass++
 	} else if (failed_top && case_fail == 0) {
-		fail++; failures = failures "\n  FAIL " name line_reason(line)
+		failed(name, line_reason(line))
 	}
-	cases = 0; case_fail = 0
+	cases = 0; case_fail = 0; forget()
 }
 function line_reason(line) { return (match(line, /#.*/) ? " " substr(line, RSTART) : "") }
 # "ok 3 name # SKIP why" -> "name". The 6.1 harness prints no name for a
@@ -37,23 +59,27 @@ function program_name(line) {
 	return line == "" ? last_run : line
 }
 /^PIDFD-SIGNAL-END/ { next }
-/^# running / { current = $3 }
+/^# running / { current = $3; forget() }
 /^    #  RUN / { last_run = $3 }
 /^    (not )?ok [0-9]+ / {
 	cases++
 	l = substr($0, 5)
 	name = current ":" program_name(l)
-	if (l ~ /^not ok/) { case_fail++; fail++; failures = failures "\n  FAIL " name }
-	else if (toupper(l) ~ /# SKIP/) { skip++; skips = skips "\n  SKIP " name line_reason(l) }
-	else pass++
+	if (l ~ /^not ok/) { case_fail++; failed(name, "") }
+	else if (toupper(l) ~ /# SKIP/) { skip++; skips = skips "\n  SKIP " name line_reason(l); forget() }
+	else { pass++; forget() }
 	next
 }
 /^(not )?ok [0-9]+ / { finish_program($0, program_name($0)); next }
+/^    / { remember(substr($0, 5)) }
 END {
-	if (unfinished != "") { fail++; failures = failures "\n  FAIL run did not finish (no end marker):" unfinished }
+	if (unfinished != "") {
+		fail++; failures = failures "\n  FAIL run did not finish (no end marker):" unfinished
+		if (logn) failures = failures "\n      the last lines:" explain()
+	}
 	while ((getline line < console) > 0) {
 		if (line ~ /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|still running after/) {
-			fail++; failures = failures "\n  FAIL console: " line
+			fail++; failures = failures "\n  FAIL console: " line "  (" console ")"
 		}
 	}
 	if (skips != "") printf "%d skipped:%s\n", skip, skips

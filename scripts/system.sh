@@ -163,13 +163,11 @@ for k in $kernels; do
 	case $k in patched|stock) ;; *) die "make system: KERNEL=patched or stock, not $k" ;; esac
 	run_kernel "$k"
 done
-verdicts=()
-for k in $kernels; do verdicts+=("$CACHE/out/system-$k/system.verdict"); done
+files=()
+for k in $kernels; do files+=("$CACHE/out/system-$k/system.verdict"); done
 if [ "$kernels" = "patched stock" ] || [ "$kernels" = "stock patched" ]; then
 	compare
-	verdicts+=("$CACHE/out/system-compare.verdict")
+	files+=("$CACHE/out/system-compare.verdict")
 fi
 say "make system: kernels $kernels"
-grep -h '^  FAIL ' "${verdicts[@]}" || true
-awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
-	END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' "${verdicts[@]}"
+verdicts "${files[@]}"

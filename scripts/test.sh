@@ -134,7 +134,4 @@ esac
 
 # One verdict over the host tests and every kernel.
 say "all results: host tests, $ARCH kernels $kernels"
-grep -h '^  FAIL ' "$results"/*.verdict
-awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
-	END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' \
-	"$results"/*.verdict
+verdicts "$results"/*.verdict

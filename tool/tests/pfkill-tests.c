@@ -50,9 +50,17 @@ static bool emulate_old_kernel;		/* run pfkill under old_kernel_filter */
 
 #define diag(...) do { printf("# " __VA_ARGS__); putchar('\n'); } while (0)
 
+static void show_last_run(void);
+static int lines(const char *s);
+
+/*
+ * A failed check names itself and shows the last program this test ran
+ * (run_prog()): its arguments, exit status and stderr.
+ */
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
 		diag("%s:%d: check failed: %s", __FILE__, __LINE__, #cond); \
+		show_last_run();					\
 		return FAIL;						\
 	}								\
 } while (0)
@@ -306,6 +314,50 @@ static int old_kernel_filter(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
+/* The last run_prog() of this test, for a failed CHECK() to show. */
+static struct {
+	bool valid;
+	char cmd[512];
+	int status;
+	char err[4096];
+} last_run;
+
+static void remember_run(const struct run *r, char *const argv[])
+{
+	size_t len = 0;
+
+	last_run.cmd[0] = '\0';
+	for (int i = 0; argv[i] && len < sizeof(last_run.cmd) - 1; i++)
+		len += snprintf(last_run.cmd + len, sizeof(last_run.cmd) - len,
+				"%s%s", i ? " " : "", argv[i]);
+	last_run.status = r->status;
+	snprintf(last_run.err, sizeof(last_run.err), "%s", r->err);
+	last_run.valid = true;
+}
+
+/* At most this many lines of its stderr. */
+#define SHOW_ERR_LINES 10
+
+static void show_last_run(void)
+{
+	const char *line = last_run.err;
+	int n = 0;
+
+	if (!last_run.valid)
+		return;
+	diag("last run: %s", last_run.cmd);
+	diag("  exit status %d%s", last_run.status,
+	     *line ? ", stderr:" : ", stderr empty");
+	while (*line && n++ < SHOW_ERR_LINES) {
+		int len = strcspn(line, "\n");
+
+		diag("    %.*s", len, line);
+		line += len + (line[len] == '\n');
+	}
+	if (*line)
+		diag("    (%d more lines)", lines(line) + (line[strlen(line) - 1] != '\n'));
+}
+
 /*
  * Run prog with argv (argv[0] decides pfkill/pfgrep behaviour), capturing
  * stdout and stderr.  nofile > 0 caps RLIMIT_NOFILE (soft and hard).
@@ -337,6 +389,7 @@ static int run_prog(struct run *r, const char *prog, long nofile,
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	slurp(out, r->out, sizeof(r->out));
 	slurp(errfd, r->err, sizeof(r->err));
+	remember_run(r, argv);
 	return r->status;
 }
 
