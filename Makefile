@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Entry points; the work is in scripts/. KERNEL=patched (default), upstream, stock
-# (the pristine Debian tree, same config), debug (patched + debug.config)
-# or patched-<c> (patched + kconfig/matrix/<c>.config: KERNEL=patched-cr-n).
-# ARCH=arm64 (make test, run, kernel, initramfs): the same kernel cross-built
-# for arm64 and booted with qemu-system-aarch64 -M virt; default: x86_64.
+# Entry points; the work is in scripts/, the settings are in docs/harness.md.
+# KERNEL=patched (default), upstream, stock (the pristine Debian tree, same
+# config), debug (patched + debug.config) or patched-<c> (patched +
+# kconfig/matrix/<c>.config: KERNEL=patched-cr-n). ARCH=arm64 (make test,
+# run, kernel, initramfs): the same kernel cross-built for arm64 and booted
+# with qemu-system-aarch64 -M virt; default: x86_64.
 
 KERNEL ?= patched
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
@@ -25,29 +26,28 @@ X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=arm64 has test/r
 	patches bisect-check matrix clean
 
 help:
-	@echo "target            what it does                                     cold     warm"
-	@echo "make run          boot the patched kernel: demo, then a shell      as test  17 s"
-	@echo "make test         tool host tests, guest plan (64- and 32-bit) on  ~25 min  8.5 min"
-	@echo "                  patched + upstream 6.12, smoke of bench/stress/run"
-	@echo "                  (smoke:*), matrix:smoke, checkpatch; 'N passed, N failed'"
-	@echo "make test ARCH=arm64   the same on an arm64 guest           18 min   124 s"
-	@echo "                  (cross-built, qemu-system-aarch64 -M virt, patched kernel;"
-	@echo "                  its kernel with an empty ccache: 31 min, loaded machine)"
-	@echo "make bench        stock vs patched benchmarks, ratio tables        +5 min   171 s"
-	@echo "make stress       debug kernel stress plan                         +41 min  ~10 min"
-	@echo "                  (README's short STRESS_ARGS; defaults: ~+10 min, estimated)"
-	@echo "make system       Debian 12 + systemd + AppArmor guest, system     22 min   133 s"
-	@echo "                  plan on patched and stock (make system KERNEL=k: one)"
-	@echo "make checkpatch   checkpatch.pl --strict over patches/             +tree    6 s"
-	@echo "make patches      regenerate patches/ from the cached tree         +tree    <1 s"
-	@echo "make bisect-check build the kernel after every patch of the series  ~18 min"
-	@echo "make matrix       every patch x 9 configs, W=1 + sparse vs base,   ~75 min"
-	@echo "                  vmlinux; table config x patch (scripts/matrix.sh [--smoke] [config...])"
+	@echo "make run          build and boot the patched kernel: the PID-reuse demo, then a shell"
+	@echo "make test         the tool's host tests; the guest plan (64- and 32-bit programs) on the"
+	@echo "                  patched kernel and upstream 6.12; smoke of bench/stress/run;"
+	@echo "                  matrix:smoke and checkpatch. Ends 'N passed, N failed'"
+	@echo "  KERNEL=k          one kernel: patched, upstream, stock, debug, patched-<matrix config>"
+	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."
+	@echo "                    ONLY='conformance:send_signal*' (README: Running one test)"
+	@echo "  ARCH=arm64        the same on an arm64 guest (docs/arm64.md)"
+	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md)"
+	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md)"
+	@echo "make system       Debian 12 with systemd and AppArmor on patched and stock (docs/system.md)"
+	@echo "make checkpatch   checkpatch.pl --strict over patches/"
+	@echo "make patches      regenerate patches/ from the cached tree's series branch"
+	@echo "make bisect-check build the kernel after every patch of the series"
+	@echo "make matrix       every patch x every kconfig/matrix config, W=1 + sparse (docs/matrix.md)"
 	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
-	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)          -        <1 s"
-	@echo "cold: fresh PIDFD_CACHE, 2 cores (+N: on top of make test's build); README has the details"
+	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)"
+	@echo "Settings (docs/harness.md): PIDFD_CACHE PIDFD_TIMEOUT GUEST_MEM ACCEL JOBS SYSTEM_ARGS ..."
+	@if [ -s $(PIDFD_CACHE)/times.txt ]; then echo; echo "last runs on this machine ($(PIDFD_CACHE)/times.txt):"; \
+		sed 's/^/  /' $(PIDFD_CACHE)/times.txt; fi
 	@echo
-	@echo "KERNEL=$(KERNEL)  ARCH=$(or $(ARCH),x86_64)  PIDFD_CACHE=$(PIDFD_CACHE)"
+	@echo "KERNEL=$(KERNEL)  ARCH=$(or $(ARCH),x86_64)  ONLY=$(ONLY)  PIDFD_CACHE=$(PIDFD_CACHE)"
 	@echo "tree:   $(PIDFD_CACHE)/src/linux (branch series, tag base)"
 	@echo "build:  $(PIDFD_CACHE)/build/$(KERNEL)$(ARCH_SUFFIX)   output: $(PIDFD_CACHE)/out/$(KERNEL)$(ARCH_SUFFIX)"
 

@@ -93,6 +93,18 @@ verdicts() {
 		END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' "$@"
 }
 
+# record_time WHAT SECONDS: the last duration of WHAT in $CACHE/times.txt,
+# the one place that holds measured times (make help shows it).
+record_time() {
+	local f=$CACHE/times.txt
+	mkdir -p "$CACHE"
+	{
+		grep -v "^$1: " "$f" 2>/dev/null
+		printf '%s: %d s (%s, %s cores, load %s)\n' "$1" "$2" "$(date -u +%F)" "$(nproc)" \
+			"$(cut -d' ' -f1 /proc/loadavg)"
+	} > "$f.tmp" && mv "$f.tmp" "$f"
+}
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -72,7 +72,7 @@ if [ $missing = 1 ]; then
 	die "config fragment not satisfied (missing dependency?)"
 fi
 
-say "building $KERNEL $ARCH $KIMAGE_TARGET in $BUILD (cold: ~4 min on 2 cores)"
+say "building $KERNEL $ARCH $KIMAGE_TARGET in $BUILD"
 start=$SECONDS
 if ! make -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" \
 		"$KIMAGE_TARGET" 2>&1 | progress; then
@@ -80,5 +80,6 @@ if ! make -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" \
 fi
 [ -f "$BUILD/$KIMAGE_PATH" ] || die "no $KIMAGE_TARGET after build"
 say "kernel ready in $((SECONDS - start)) s: $BUILD/$KIMAGE_PATH"
+record_time "kernel $KERNEL$ARCH_SUFFIX" $((SECONDS - start))
 
 kmake headers_install INSTALL_HDR_PATH="$OUT/headers" >/dev/null

@@ -170,4 +170,5 @@ if [ "$kernels" = "patched stock" ] || [ "$kernels" = "stock patched" ]; then
 	files+=("$CACHE/out/system-compare.verdict")
 fi
 say "make system: kernels $kernels"
+record_time "make system $kernels" $SECONDS
 verdicts "${files[@]}"

@@ -16,6 +16,7 @@ set -uo pipefail
 # One make test per cache at a time: a second run would delete the first
 # one's results and test.ktap between its boot and its verdict.
 lock test x
+start=$SECONDS
 
 if [ $# -gt 0 ]; then
 	kernels="$*"
@@ -134,4 +135,5 @@ esac
 
 # One verdict over the host tests and every kernel.
 say "all results: host tests, $ARCH kernels $kernels"
+record_time "make test${ONLY:+ ONLY=$ONLY} $kernels$ARCH_SUFFIX" $((SECONDS - start))
 verdicts "$results"/*.verdict
