@@ -78,6 +78,7 @@ stress: deps
 	@KERNEL=debug $(S)/stress.sh
 
 system: deps
+	@$(X86_ONLY)
 	@$(S)/system.sh $(KERNEL_ARG)
 
 checkpatch: tree

@@ -7,8 +7,8 @@
  * relays their output as KTAP subtests: indented four spaces, followed by
  * one "ok N name" / "not ok N name" line per program. The same lines go to
  * the console (shown live, mixed with kernel messages) and to the result
- * port (read by scripts/ktap.sh), then "PIDFD-SIGNAL-END" and a reboot,
- * which QEMU (-no-reboot) turns into its exit.
+ * port (read by scripts/ktap.sh), then the end marker and a reboot, which
+ * QEMU (-no-reboot) turns into its exit.
  *
  * Kernel command line:
  *   pidfd.plan=FILE    the plan to run (default /plans/test)
@@ -42,7 +42,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define END_MARKER	"PIDFD-SIGNAL-END"
+/* END_MARKER of scripts/common.sh; scripts/guest.sh passes it. */
+#ifndef END_MARKER
+#error "END_MARKER is not defined (build with -DEND_MARKER=...)"
+#endif
 #define KSFT_SKIP	4
 #define MAX_ARGS	32
 

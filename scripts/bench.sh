@@ -246,7 +246,7 @@ for k in patched stock; do
 	KERNEL=$k PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-900} "$REPO/scripts/qemu.sh" bench \
 		pidfd.bench_tools=$tools "${tsc[@]}" >/dev/null
 	ktap=$CACHE/out/$k/bench.ktap
-	if ! grep -q '^PIDFD-SIGNAL-END' "$ktap" 2>/dev/null; then
+	if ! grep -q "^$END_MARKER" "$ktap" 2>/dev/null; then
 		echo "error: the $k guest did not finish the bench plan; see $CACHE/out/$k/bench.console" >&2
 		failed=1
 	fi

@@ -21,42 +21,16 @@ KERNEL=${KERNEL:-patched}
 # ARCH selects the guest: x86_64 (default; built with the host's gcc,
 # booted with qemu-system-x86_64) or arm64 (cross-built with Debian's
 # aarch64-linux-gnu- toolchain, booted with qemu-system-aarch64 -M virt).
-# Each arm64 kernel has its own build and output dirs: build/KERNEL-arm64.
+# What differs is in scripts/arch/ARCH.sh, nowhere else.
 case ${ARCH:-x86_64} in
-x86_64|x86)
-	ARCH=x86_64
-	ARCH_SUFFIX=
-	KMAKE_ARCH=()			# the kernel's default: the host's
-	KCC=gcc
-	KIMAGE_TARGET=bzImage
-	KIMAGE_PATH=arch/x86/boot/bzImage
-	GUEST_CC=gcc
-	GUEST_CONSOLE=ttyS0		# the first 16550 port
-	GUEST_RESULTS=/dev/ttyS1	# the second: QEMU saves it as PLAN.ktap
-	BUSYBOX=/bin/busybox
-	;;
-arm64|aarch64)
-	ARCH=arm64
-	ARCH_SUFFIX=-arm64
-	# Debian's gcc-12-aarch64-linux-gnu, unpacked by scripts/deps.sh into
-	# the cache: as a dpkg package it Conflicts with gcc-multilib, which
-	# the 32-bit (-m32) builds need. Binutils, cpp and the arm64 libc and
-	# libgcc are ordinary packages.
-	ARM64_TOOLCHAIN=$CACHE/arm64/toolchain
-	KMAKE_ARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
-	KCC=$ARM64_TOOLCHAIN/usr/bin/aarch64-linux-gnu-gcc-12
-	KIMAGE_TARGET=Image
-	KIMAGE_PATH=arch/arm64/boot/Image
-	GUEST_CC=$KCC
-	GUEST_CONSOLE=ttyAMA0		# the PL011 of -M virt (it has one)
-	GUEST_RESULTS=/dev/hvc0		# a virtconsole on virtio-mmio
-	BUSYBOX=$CACHE/arm64/root/bin/busybox	# busybox-static:arm64 (deps.sh)
-	;;
+x86_64|x86) ARCH=x86_64 ;;
+arm64|aarch64) ARCH=arm64 ;;
 *)
 	printf 'error: unknown ARCH=%s (x86_64 or arm64)\n' "$ARCH" >&2
 	exit 1
 	;;
 esac
+. "$REPO/scripts/arch/$ARCH.sh"
 BUILD=$CACHE/build/$KERNEL$ARCH_SUFFIX
 OUT=$CACHE/out/$KERNEL$ARCH_SUFFIX
 JOBS=${JOBS:-$(nproc)}
@@ -103,6 +77,67 @@ record_time() {
 		printf '%s: %d s (%s, %s cores, load %s)\n' "$1" "$2" "$(date -u +%F)" "$(nproc)" \
 			"$(cut -d' ' -f1 /proc/loadavg)"
 	} > "$f.tmp" && mv "$f.tmp" "$f"
+}
+
+# The last line of every KTAP file the harness writes (guest/init.c gets it
+# from scripts/guest.sh, system/plan.sh from scripts/system.sh); a file
+# without it is a run that did not finish.
+END_MARKER=PIDFD-SIGNAL-END
+
+# What fails a run when the kernel prints it (scripts/ktap.sh), and what
+# the stress table counts as splats (scripts/stress.sh): one pattern.
+KERNEL_WARNING_RE='Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage'
+
+# guest_cflags HEADERS: the flags of every static guest program, against
+# the kernel UAPI headers in HEADERS (out/KERNEL/headers/include).
+guest_cflags() {
+	echo "-static -O2 -g -Wall -pthread -isystem $1 -I$REPO/guest"
+}
+
+# ktap_case NAME INDENT COMMAND...: a KTAP file of one case on stdout:
+# COMMAND's output, each line after INDENT ("    " makes its own "ok N"
+# lines the case's subtests, "    # " makes every line a comment), then
+# "ok 1 NAME", "ok 1 NAME # SKIP" when it exits 4 (KSFT_SKIP), or
+# "not ok 1 NAME # exit status N"; then the end marker.
+ktap_case() {
+	local name=$1 indent=$2 status errexit=
+	shift 2
+	[[ $- == *e* ]] && errexit=1
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "# running $name"
+	set +e
+	"$@" 2>&1 | sed "s/^/$indent/"
+	status=${PIPESTATUS[0]}
+	[ -n "$errexit" ] && set -e
+	case $status in
+	0) echo "ok 1 $name" ;;
+	4) echo "ok 1 $name # SKIP" ;;
+	*) echo "not ok 1 $name # ${*#"$REPO/"}: exit status $status" ;;
+	esac
+	echo "$END_MARKER"
+}
+
+# qemu_boot LIMIT CONSOLE RESULTS STDIN QEMU-ARGS...: boot the machine of
+# scripts/arch/ARCH.sh with QEMU-ARGS (-kernel, -append ...), the console
+# on stdio and saved in CONSOLE, the result port in RESULTS, killed after
+# LIMIT seconds (a line in CONSOLE says so: scripts/ktap.sh fails it).
+qemu_boot() {
+	local limit=$1 console=$2 results=$3 stdin=$4 status errexit=
+	shift 4
+	[[ $- == *e* ]] && errexit=1
+	qemu_results_port "$results"
+	rm -f "$console" "$results"
+	set +e
+	timeout -k 5 --foreground "$limit" "${QEMU_MACHINE[@]}" \
+		-smp 2 -m "${GUEST_MEM:-2048}" -nographic -no-reboot -nic none "$@" \
+		-serial mon:stdio "${QEMU_RESULTS[@]}" < "$stdin" | tee "$console"
+	status=${PIPESTATUS[0]}
+	[ -n "$errexit" ] && set -e
+	if [ "$status" = 124 ]; then
+		echo "error: guest still running after $limit s: killed" | tee -a "$console" >&2
+	fi
+	return 0
 }
 
 say() { printf '==> %s\n' "$*" >&2; }

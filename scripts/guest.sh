@@ -21,7 +21,7 @@ lock "build-$KERNEL" x
 headers=$OUT/headers/include
 root=$OUT/rootfs
 [ -d "$headers" ] || die "no kernel headers in $headers (run scripts/kernel.sh)"
-CFLAGS_GUEST="-static -O2 -g -Wall -pthread -isystem $headers -I$REPO/guest"
+CFLAGS_GUEST=$(guest_cflags "$headers")
 mkdir -p "$root"/{bin,tests/selftests,tests/conformance,tests/tool,bench,plans}
 
 # prune DIR SRCDIR: drop programs whose source is gone, so a removed
@@ -46,13 +46,14 @@ stale() {
 compile() {
 	local out=$1 src_file=$2; shift 2
 	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
+		"$REPO/scripts/common.sh" \
 		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
 	echo "   CC $out" >&2
 	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
 }
 
 say "building guest programs ($KERNEL $ARCH headers)"
-compile "$root/init" "$REPO/guest/init.c"
+compile "$root/init" "$REPO/guest/init.c" "-DEND_MARKER=\"$END_MARKER\""
 compile "$root/bin/demo" "$REPO/guest/demo.c"
 
 # The pidfd selftests, built by their Makefile, always from the patched
@@ -146,14 +147,12 @@ build_32bit() {
 	fi
 	return 0
 }
-case ${ARCH:-x86_64} in
-x86_64|x86) build_32bit ;;
-esac
+[ "$ARCH_M32" = yes ] && build_32bit
 
 # copy_arm64 FILE: FILE (a path in the guest) from the arm64 packages
 # scripts/deps.sh unpacked, with its ELF interpreter and the libraries its
 # NEEDED entries name, recursively (ldd cannot run arm64 programs).
-arm64_root=$CACHE/arm64/root
+arm64_root=$ARCH_ROOT
 copy_arm64() {
 	local f=$1 lib d dep
 	mkdir -p "$root$(dirname "$f")"
@@ -180,7 +179,7 @@ for list in "$REPO"/{bench,stress}/host-programs; do
 	[ -f "$list" ] || continue
 	grep -v '^#' "$list" | while read -r prog; do
 		[ -n "$prog" ] || continue
-		if [ "$ARCH" = arm64 ]; then
+		if [ -n "$ARCH_ROOT" ]; then
 			for path in /usr/bin/$prog /bin/$prog MISSING; do
 				[ -x "$arm64_root$path" ] && break
 			done

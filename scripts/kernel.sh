@@ -15,11 +15,7 @@ lock "build-$KERNEL" x
 
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
-if [ "$ARCH" = arm64 ]; then
-	fragments+=("$REPO/kconfig/arm64.config")
-else
-	fragments+=("$REPO/kconfig/x86_64.config")
-fi
+fragments+=("$REPO/kconfig/$ARCH_KCONFIG")
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
 case $KERNEL in
 patched-*)

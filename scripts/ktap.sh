@@ -13,14 +13,16 @@
 # KTAP_LOG_LINES, default 20) and FILE:LINE of its result line, then
 # "N passed, N failed".
 set -uo pipefail
+. "$(dirname "$0")/common.sh"
 
 console=$1; shift
 log_lines=${KTAP_LOG_LINES:-20}
 unfinished=
 for f; do
-	grep -q '^PIDFD-SIGNAL-END' "$f" 2>/dev/null || unfinished="$unfinished $f"
+	grep -q "^$END_MARKER" "$f" 2>/dev/null || unfinished="$unfinished $f"
 done
-awk -v console="$console" -v unfinished="$unfinished" -v cap="$log_lines" '
+awk -v console="$console" -v unfinished="$unfinished" -v cap="$log_lines" \
+	-v end="^$END_MARKER" -v warning="$KERNEL_WARNING_RE|still running after" '
 # The output lines of the running program since its last result line,
 # the last "cap" of them kept: what is printed under a failure.
 function remember(line) {
@@ -58,7 +60,7 @@ function program_name(line) {
 	sub(/^(not )?ok [0-9]+ ?/, "", line); sub(/ *#.*/, "", line)
 	return line == "" ? last_run : line
 }
-/^PIDFD-SIGNAL-END/ { next }
+$0 ~ end { next }
 /^# running / { current = $3; forget() }
 /^    #  RUN / { last_run = $3 }
 /^    (not )?ok [0-9]+ / {
@@ -78,7 +80,7 @@ END {
 		if (logn) failures = failures "\n      the last lines:" explain()
 	}
 	while ((getline line < console) > 0) {
-		if (line ~ /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|still running after/) {
+		if (line ~ warning) {
 			fail++; failures = failures "\n  FAIL console: " line "  (" console ")"
 		}
 	}

@@ -32,32 +32,6 @@ fi
 args=(console=$GUEST_CONSOLE panic=-1 loglevel=5 pidfd.plan=/plans/$plan
 	pidfd.results=$GUEST_RESULTS "${extra[@]}" "$@")
 
-# The machine; its second channel carries the results.
-case $ARCH in
-x86_64)
-	machine=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -cpu max)
-	results_port=(-serial "file:$results")
-	;;
-arm64)
-	# pauth-impdef: QEMU's fast pointer-authentication hash instead of
-	# the architected QARMA, which is slow under TCG.
-	machine=(qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on)
-	results_port=(-device virtio-serial-device -chardev "file,id=results,path=$results"
-		-device "virtconsole,chardev=results")
-	;;
-esac
-
-rm -f "$results" "$console"
-say "booting $KERNEL $ARCH kernel, plan '$plan' (TCG, limit ${limit} s; Ctrl-A X quits)"
-set +e
-timeout -k 5 --foreground "$limit" "${machine[@]}" \
-	-smp 2 -m "${GUEST_MEM:-2048}" \
-	-nographic -no-reboot -nic none \
-	-kernel "$kernel" -initrd "$initrd" -append "${args[*]}" \
-	-serial mon:stdio "${results_port[@]}" < "$stdin" | tee "$console"
-status=${PIPESTATUS[0]}
-set -e
-if [ "$status" = 124 ]; then
-	echo "error: guest still running after $limit s: killed" | tee -a "$console" >&2
-fi
-exit 0
+say "booting $KERNEL $ARCH kernel, plan '$plan' (limit ${limit} s; Ctrl-A X quits)"
+qemu_boot "$limit" "$console" "$results" "$stdin" \
+	-kernel "$kernel" -initrd "$initrd" -append "${args[*]}"

@@ -36,7 +36,7 @@ stress_env+=" PIDFD_STRESS_TRINITY_SYSCALLS=5000 PIDFD_STRESS_TRINITY_GRACE=60"
 stress_env+=" PIDFD_STRESS_STRESSNG_CLONE=0"
 # The arm64 image has no trinity or stress-ng (scripts/deps.sh fetches
 # procps only for it; make stress is x86_64's): their rows skip there.
-[ "$ARCH" = arm64 ] && stress_env+=" PIDFD_STRESS_NO_FUZZERS=1"
+[ "$ARCH_FUZZERS" = yes ] || stress_env+=" PIDFD_STRESS_NO_FUZZERS=1"
 case $KERNEL in
 patched|debug|patched-*) mode=strict ;;
 *) mode=lenient ;;
@@ -173,7 +173,7 @@ done
 	for e in "${entries[@]}"; do
 		run_entry "${e%:*}" "${e##*:}"
 	done
-	echo "PIDFD-SIGNAL-END"
+	echo "$END_MARKER"
 } > "$ktap"
 say "smoke of bench, stress, run: $(grep -c '^ok ' "$ktap") of ${#entries[@]} host entries ok"
 exit 0

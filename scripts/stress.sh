@@ -23,10 +23,10 @@ set -euo pipefail
 table() {
 	local ktap=$1 console=$2 splats status=0
 	splats=$(mktemp)
-	awk 'match($0, /# running [^ ]+/) {
+	awk -v warning="$KERNEL_WARNING_RE" 'match($0, /# running [^ ]+/) {
 		prog = substr($0, RSTART + 10, RLENGTH - 10); sub(/^(smoke:)?stress:/, "", prog); next
 	     }
-	     /Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage/ {
+	     $0 ~ warning {
 		n[prog == "" ? "boot" : prog]++
 	     }
 	     END { for (p in n) print p, n[p] }' "$console" > "$splats"

@@ -57,7 +57,8 @@ run_kernel() {
 	mkdir -p "$out/bin"
 
 	# The guest programs, static, against this kernel's UAPI headers.
-	local cflags="-static -O2 -g -Wall -pthread -isystem $out/headers/include -I$REPO/guest"
+	local cflags
+	cflags=$(guest_cflags "$out/headers/include")
 	for c in "$REPO"/system/*.c; do
 		local p=$out/bin/$(basename "$c" .c)
 		if [ ! -e "$p" ] || [ "$c" -nt "$p" ] || [ "$REPO/guest/pidfd_sys.h" -nt "$p" ] ||
@@ -82,7 +83,8 @@ run_kernel() {
 		tar -xf "$rootfs" -C "$stage"
 		make -s -C "$REPO/tool" install DESTDIR="$stage" PREFIX=/usr/local >&2
 		install -d "$stage/opt/pidfd-system/bin" "$stage/opt/pidfd-system/apparmor"
-		install -m 0755 "$REPO/system/plan.sh" "$stage/opt/pidfd-system/plan"
+		sed "s/@END_MARKER@/$END_MARKER/" "$REPO/system/plan.sh" > "$stage/opt/pidfd-system/plan"
+		chmod 0755 "$stage/opt/pidfd-system/plan"
 		install -m 0755 "$out"/bin/* "$stage/opt/pidfd-system/bin/"
 		install -m 0644 "$REPO"/system/apparmor/* "$stage/opt/pidfd-system/apparmor/"
 		install -m 0644 "$REPO/system/pidfd-system-test.service" "$stage/etc/systemd/system/"
@@ -98,22 +100,12 @@ run_kernel() {
 	fi
 
 	local console=$out/system.console results=$out/system.ktap limit=${PIDFD_TIMEOUT:-1500}
-	rm -f "$console" "$results"
-	say "booting Debian 12 on the $k kernel (TCG, systemd, limit $limit s)"
+	say "booting Debian 12 on the $k kernel (systemd, limit $limit s)"
 	start=$SECONDS
-	set +e
-	timeout -k 5 --foreground "$limit" qemu-system-x86_64 \
-		-accel "${ACCEL:-tcg}" -cpu max -smp 2 -m "${GUEST_MEM:-2048}" \
-		-nographic -no-reboot -nic none \
-		-kernel "$build/arch/x86/boot/bzImage" \
+	qemu_boot "$limit" "$console" "$results" /dev/null \
+		-kernel "$build/$KIMAGE_PATH" \
 		-drive "file=$img,format=raw,if=virtio,snapshot=on" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 loglevel=5 ${SYSTEM_ARGS:-}" \
-		-serial mon:stdio -serial "file:$results" </dev/null | tee "$console"
-	local status=${PIPESTATUS[0]}
-	set -e
-	if [ "$status" = 124 ]; then
-		echo "error: guest still running after $limit s: killed" | tee -a "$console" >&2
-	fi
+		-append "root=/dev/vda rw console=$GUEST_CONSOLE panic=-1 loglevel=5 ${SYSTEM_ARGS:-}"
 	say "$k boot and plan: $((SECONDS - start)) s"
 	"$REPO/scripts/ktap.sh" "$console" "$results" | tee "$out/system.verdict" || true
 }
@@ -125,35 +117,36 @@ lines_of() {
 	awk -v n="$1 " 'index($0, n) == 1' "$SYS/walkers.$2" | sort
 }
 
-compare() {
+# The walker lines of both runs, one subtest per walker; 4 (skip)
+# without both runs, 1 when a walker differs or there was none.
+walkers_compare() {
 	local p=$CACHE/out/system-patched/system.ktap s=$CACHE/out/system-stock/system.ktap
-	local f=$CACHE/out/system-compare.ktap n=0 name
-	{
-		echo "KTAP version 1"
-		echo "1..1"
-		echo "# running system:walkers-vs-stock"
-		if [ ! -f "$p" ] || [ ! -f "$s" ]; then
-			echo "ok 1 system:walkers-vs-stock # SKIP needs both runs (make system)"
+	local n=0 bad=0 name only_p only_s
+	if [ ! -f "$p" ] || [ ! -f "$s" ]; then
+		echo "    # needs both runs (make system)"
+		return 4
+	fi
+	grep -h '^    # walker: ' "$p" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.patched"
+	grep -h '^    # walker: ' "$s" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.stock"
+	while IFS= read -r name; do
+		only_p=$(lines_of "$name" patched | comm -23 - <(lines_of "$name" stock))
+		only_s=$(lines_of "$name" stock | comm -23 - <(lines_of "$name" patched))
+		if [ -z "$only_p$only_s" ]; then
+			echo "    ok $((++n)) $name"
 		else
-			grep -h '^    # walker: ' "$p" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.patched"
-			grep -h '^    # walker: ' "$s" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.stock"
-			while IFS= read -r name; do
-				local only_p only_s
-				only_p=$(lines_of "$name" patched | comm -23 - <(lines_of "$name" stock))
-				only_s=$(lines_of "$name" stock | comm -23 - <(lines_of "$name" patched))
-				if [ -z "$only_p$only_s" ]; then
-					echo "    ok $((++n)) $name"
-				else
-					echo "    not ok $((++n)) $name"
-					echo "$only_p" | sed '/^$/d; s/^/    # patched only: /'
-					echo "$only_s" | sed '/^$/d; s/^/    # stock only: /'
-				fi
-			done < <(sed -n 's/ status=[0-9]*$//p' "$SYS/walkers.patched")
-			[ "$n" -gt 0 ] && echo "ok 1 system:walkers-vs-stock" ||
-				echo "not ok 1 system:walkers-vs-stock # no walker lines"
+			echo "    not ok $((++n)) $name"
+			echo "$only_p" | sed '/^$/d; s/^/    # patched only: /'
+			echo "$only_s" | sed '/^$/d; s/^/    # stock only: /'
+			bad=1
 		fi
-		echo "PIDFD-SIGNAL-END"
-	} > "$f"
+	done < <(sed -n 's/ status=[0-9]*$//p' "$SYS/walkers.patched")
+	[ "$n" -gt 0 ] || { echo "    # no walker lines"; return 1; }
+	return $bad
+}
+
+compare() {
+	local f=$CACHE/out/system-compare.ktap
+	ktap_case system:walkers-vs-stock "" walkers_compare > "$f"
 	: > "$SYS/compare.console"
 	say "walkers: patched against stock"
 	"$REPO/scripts/ktap.sh" "$SYS/compare.console" "$f" | tee "$CACHE/out/system-compare.verdict" || true

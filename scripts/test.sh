@@ -18,13 +18,7 @@ set -uo pipefail
 lock test x
 start=$SECONDS
 
-if [ $# -gt 0 ]; then
-	kernels="$*"
-elif [ "$ARCH" = arm64 ]; then
-	kernels=patched
-else
-	kernels="patched upstream"
-fi
+kernels=${*:-$ARCH_TEST_KERNELS}
 results=$CACHE/out/test-results$ARCH_SUFFIX
 mkdir -p "$results"
 rm -f "$results"/*
@@ -34,18 +28,9 @@ rm -f "$host"
 [ -n "$ONLY" ] && say "ONLY=$ONLY: the plan entries and host steps that match"
 # How many entries ONLY selected: none is an error, not a pass.
 selected=0
-[ -f "$REPO/tool/Makefile" ] && only_match tool:host && {
-	echo "KTAP version 1"
-	echo "1..1"
-	echo "# running tool:host"
-	make -s -C "$REPO/tool" test 2>&1 | sed 's/^/    /'
-	if [ "${PIPESTATUS[0]}" = 0 ]; then
-		echo "ok 1 tool:host"
-	else
-		echo "not ok 1 tool:host # make -C tool test failed"
-	fi
-	echo "PIDFD-SIGNAL-END"
-} > "$host"
+# The tool's own TAP lines are the subtests of tool:host.
+[ -f "$REPO/tool/Makefile" ] && only_match tool:host &&
+	ktap_case tool:host "    " make -s -C "$REPO/tool" test > "$host"
 if [ -f "$host" ]; then
 	selected=$((selected + 1))
 	say "host tests of the tool: $(grep -c '^    ok ' "$host") ok," \
@@ -92,18 +77,7 @@ done
 host_case() {	# name ktap-file verdict command...
 	local name=$1 tap=$2 verdict=$3
 	shift 3
-	{
-		echo "KTAP version 1"
-		echo "1..1"
-		echo "# running $name"
-		"$@" 2>&1 | sed 's/^/    # /'
-		if [ "${PIPESTATUS[0]}" = 0 ]; then
-			echo "ok 1 $name"
-		else
-			echo "not ok 1 $name # ${*#"$REPO/"} failed"
-		fi
-		echo "PIDFD-SIGNAL-END"
-	} > "$tap"
+	ktap_case "$name" "    # " "$@" > "$tap"
 	tail -n 5 "$tap" | sed 's/^    # //' >&2
 	: > "$results/$verdict.console"
 	"$REPO/scripts/ktap.sh" "$results/$verdict.console" "$tap" > "$results/$verdict.verdict"

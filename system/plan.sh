@@ -309,4 +309,4 @@ case_pidns() {
 for c in "${cases[@]}"; do
 	run_case "$c"
 done
-emit "PIDFD-SIGNAL-END"
+emit "@END_MARKER@"	# scripts/system.sh: END_MARKER of scripts/common.sh
