@@ -55,30 +55,17 @@
  * the kernel command line; NULL when neither is there. */
 static inline const char *bench_arg(const char *key)
 {
-	static char line[4096];
-	char env[64], pat[64], *p;
-	size_t n;
-	int i, fd;
+	static char value[256];
+	char env[64], name[64];
+	int i;
 
 	snprintf(env, sizeof(env), "PIDFD_BENCH_%s", key);
 	for (i = 12; env[i]; i++)
 		env[i] = env[i] >= 'a' && env[i] <= 'z' ? env[i] - 'a' + 'A' : env[i];
 	if (getenv(env))
 		return getenv(env);
-	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	line[n > 0 && n < sizeof(line) ? n : 0] = 0;
-	snprintf(pat, sizeof(pat), "pidfd.bench_%s=", key);
-	for (p = line; (p = strstr(p, pat)); p++)
-		if (p == line || p[-1] == ' ') {
-			p += strlen(pat);
-			p[strcspn(p, " \n")] = 0;
-			return p;
-		}
-	return NULL;
+	snprintf(name, sizeof(name), "pidfd.bench_%s", key);
+	return pidfd_cmdline_value(name, value, sizeof(value));
 }
 
 static inline long bench_param(const char *key, long def)

@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pidfd_sys.h"
+
 /* END_MARKER of scripts/common.sh; scripts/guest.sh passes it. */
 #ifndef END_MARKER
 #error "END_MARKER is not defined (build with -DEND_MARKER=...)"
@@ -110,26 +112,12 @@ static void prepare(void)
 	results = fopen(cmdline_value("pidfd.results") ?: "/dev/ttyS1", "w");
 }
 
-/*
- * Value of "key=" on the kernel command line (a copy of its own), or
- * NULL.
- */
+/* Value of "key=" on the kernel command line (a copy of its own), or NULL. */
 static char *cmdline_value(const char *key)
 {
-	char line[4096], *word, *save;
-	size_t keylen = strlen(key);
-	FILE *f = fopen("/proc/cmdline", "r");
+	char buf[4096];
 
-	if (!f)
-		return NULL;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	for (word = strtok_r(line, " \n", &save); word;
-	     word = strtok_r(NULL, " \n", &save))
-		if (!strncmp(word, key, keylen) && word[keylen] == '=')
-			return strdup(word + keylen + 1);
-	return NULL;
+	return pidfd_cmdline_value(key, buf, sizeof(buf)) ? strdup(buf) : NULL;
 }
 
 static double now(void)
@@ -201,7 +189,7 @@ static int run_program(char **argv, int timeout)
 		_exit(127);
 	}
 	close(pipefd[1]);
-	pidfd = syscall(SYS_pidfd_open, child, 0);
+	pidfd = sys_pidfd_open(child, 0);
 	pfd[0] = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 

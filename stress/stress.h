@@ -66,11 +66,8 @@ static inline unsigned long rnd_seed(void)
  */
 static inline long param(const char *key, long def)
 {
-	char buf[4096], pat[128];
-	long v = def;
-	ssize_t n;
-	char *p;
-	int fd, i;
+	char pat[128], value[64];
+	int i;
 
 	snprintf(pat, sizeof(pat), "PIDFD_STRESS_%s", key);
 	for (i = 13; pat[i]; i++)
@@ -78,19 +75,10 @@ static inline long param(const char *key, long def)
 			pat[i] += 'A' - 'a';
 	if (getenv(pat) && *getenv(pat))
 		return strtol(getenv(pat), NULL, 0);
-	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	snprintf(pat, sizeof(pat), "pidfd.stress_%s", key);
+	if (!pidfd_cmdline_value(pat, value, sizeof(value)))
 		return def;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return def;
-	buf[n] = 0;
-	snprintf(pat, sizeof(pat), "pidfd.stress_%s=", key);
-	for (p = buf; (p = strstr(p, pat)); p++)
-		if (p == buf || p[-1] == ' ')
-			v = strtol(p + strlen(pat), NULL, 0);
-	return v;
+	return strtol(value, NULL, 0);
 }
 
 /* Anonymous shared memory, inherited across fork. */

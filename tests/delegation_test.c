@@ -14,7 +14,6 @@
 #include "pidfd_conformance.h"
 #include "kselftest_harness.h"
 
-#define UNPRIV_ID 1000
 
 static int send_fd(int sock, int fd)
 {
@@ -62,15 +61,6 @@ static int recv_fd(int sock)
 	return fd;
 }
 
-static int drop_to_unprivileged(void)
-{
-	if (setgroups(0, NULL) || setresgid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID) ||
-	    setresuid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID))
-		return -1;
-	pfc_child_setup();
-	return 0;
-}
-
 /*
  * Start the delegate before the handle exists, so the only way it can get
  * one is the socket.  With @unpriv it drops to uid 1000 first.  It tries
@@ -85,7 +75,7 @@ static pid_t start_delegate(int sock, int sig, int unpriv, int expect_errno)
 		return pid;
 	pfc_child_setup();
 	if (unpriv)
-		CHILD_ASSERT(drop_to_unprivileged() == 0);
+		CHILD_ASSERT(pfc_drop_to_unprivileged() == 0);
 	fd = recv_fd(sock);
 	CHILD_ASSERT(fd >= 0);
 	errno = 0;
@@ -157,7 +147,7 @@ TEST(scm_rights_grants_no_privilege)
 	memset(&info, 0, sizeof(info));
 	ASSERT_EQ(0, waitid(P_PIDFD, pidfd, &info, WEXITED | WNOHANG));
 	ASSERT_EQ(0, info.si_pid) {
-		TH_LOG("the root victim was killed by uid %d", UNPRIV_ID);
+		TH_LOG("the root victim was killed by uid %d", PFC_UNPRIV_ID);
 	}
 	ASSERT_EQ(0, sys_pidfd_send_signal(pidfd, SIGKILL, NULL, 0));
 	ASSERT_NE(-1, pfc_reap(victim));

@@ -15,8 +15,6 @@
 #include "pidfd_conformance.h"
 #include "kselftest_harness.h"
 
-#define UNPRIV_ID 1000
-
 TEST(ebadf_regular_file)
 {
 	char path[] = "/tmp/pfc-regular-XXXXXX";
@@ -197,16 +195,6 @@ TEST(eperm_si_tkill_to_other)
 	forge_to_child(_metadata, SI_TKILL);
 }
 
-static int drop_to_unprivileged(void)
-{
-	if (setgroups(0, NULL) || setresgid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID) ||
-	    setresuid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID))
-		return -1;
-	/* Changing credentials cleared it. */
-	pfc_child_setup();
-	return 0;
-}
-
 /*
  * An unprivileged child holding (inherited) handles to a root process
  * gets EPERM for real signals and for the sig 0 probe: the handle carries
@@ -230,8 +218,8 @@ TEST(eperm_unprivileged_to_root)
 	child = fork();
 	ASSERT_GE(child, 0);
 	if (child == 0) {
-		CHILD_ASSERT(drop_to_unprivileged() == 0);
-		CHILD_ASSERT(geteuid() == UNPRIV_ID);
+		CHILD_ASSERT(pfc_drop_to_unprivileged() == 0);
+		CHILD_ASSERT(geteuid() == PFC_UNPRIV_ID);
 		errno = 0;
 		CHILD_ASSERT(sys_pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == -1 &&
 			     errno == EPERM);
@@ -273,7 +261,7 @@ TEST(unprivileged_to_same_uid_allowed)
 	victim = fork();
 	ASSERT_GE(victim, 0);
 	if (victim == 0) {
-		CHILD_ASSERT(drop_to_unprivileged() == 0);
+		CHILD_ASSERT(pfc_drop_to_unprivileged() == 0);
 		CHILD_ASSERT(write(ready[1], "u", 1) == 1);
 		for (;;)
 			pause();
@@ -290,7 +278,7 @@ TEST(unprivileged_to_same_uid_allowed)
 	child = fork();
 	ASSERT_GE(child, 0);
 	if (child == 0) {
-		CHILD_ASSERT(drop_to_unprivileged() == 0);
+		CHILD_ASSERT(pfc_drop_to_unprivileged() == 0);
 		CHILD_ASSERT(sys_pidfd_send_signal(pidfd, 0, NULL, 0) == 0);
 		CHILD_ASSERT(sys_pidfd_send_signal(pidfd, SIGKILL, NULL, 0) == 0);
 		_exit(0);
@@ -337,8 +325,8 @@ TEST(pidfd_open_is_cloexec)
  */
 static int has_pidfd_self_sentinels(void)
 {
-	return syscall(__NR_pidfd_send_signal, -10000, 0, NULL, 0) == 0 &&
-	       syscall(__NR_pidfd_send_signal, -10001, 0, NULL, 0) == 0;
+	return syscall(SYS_pidfd_send_signal, -10000, 0, NULL, 0) == 0 &&
+	       syscall(SYS_pidfd_send_signal, -10001, 0, NULL, 0) == 0;
 }
 
 static int ready_pipe[2], release_pipe[2];

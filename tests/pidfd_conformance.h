@@ -11,6 +11,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -27,19 +28,6 @@
 /* sys_pidfd_open(), sys_pidfd_send_signal(), the series' UAPI values. */
 #include "pidfd_sys.h"
 
-/*
- * The generic table's numbers, the same on x86_64 and arm64; the guest's
- * UAPI headers have them, old host headers may not.
- */
-#ifndef __NR_pidfd_send_signal
-#define __NR_pidfd_send_signal 424
-#endif
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
-#ifndef __NR_clone3
-#define __NR_clone3 435
-#endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -60,6 +48,9 @@
 /* How long a receiving child waits before reporting "nothing arrived". */
 #define PFC_WAIT_SEC		10
 
+/* The unprivileged test user (guest/init.c creates "tester"). */
+#define PFC_UNPRIV_ID		1000
+
 /* A pid above RESERVED_PIDS (300) so the forced reuse looks like real life. */
 #define PFC_RECYCLE_PID		1000
 
@@ -79,7 +70,7 @@ struct pfc_clone_args {
 
 static inline pid_t sys_clone3(struct pfc_clone_args *args)
 {
-	return syscall(__NR_clone3, args, sizeof(*args));
+	return syscall(SYS_clone3, args, sizeof(*args));
 }
 
 /*
@@ -182,6 +173,21 @@ static inline uint64_t pfc_pending_mask(void)
 static inline void pfc_child_setup(void)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/*
+ * Become uid/gid PFC_UNPRIV_ID with no supplementary groups; 0 on success.
+ * For children: it re-arms pfc_child_setup(), which the credential change
+ * cleared.
+ */
+static inline int pfc_drop_to_unprivileged(void)
+{
+	if (setgroups(0, NULL) ||
+	    setresgid(PFC_UNPRIV_ID, PFC_UNPRIV_ID, PFC_UNPRIV_ID) ||
+	    setresuid(PFC_UNPRIV_ID, PFC_UNPRIV_ID, PFC_UNPRIV_ID))
+		return -1;
+	pfc_child_setup();
+	return 0;
 }
 
 /*
