@@ -67,8 +67,9 @@ for k in $kernels; do
 	[ ${#files[@]} = 0 ] && continue
 	selected=$((selected + 1))
 	say "results of the $k $ARCH kernel"
-	[ $n = 0 ] && : > "$o/test.console"
-	"$REPO/scripts/ktap.sh" "$o/test.console" "${files[@]}" |
+	console=$o/test.console
+	[ $n = 0 ] && console=/dev/null	# not booted
+	"$REPO/scripts/ktap.sh" "$console" "${files[@]}" |
 		tee "$results/$k.verdict"
 done
 
