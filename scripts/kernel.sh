@@ -68,6 +68,24 @@ if [ $missing = 1 ]; then
 	die "config fragment not satisfied (missing dependency?)"
 fi
 
+# Nothing to do when the last build finished and since it began no file of
+# the source tree (nor .config) changed, nor the fragments, the compiler or
+# the tree's commit: even a kbuild that finds nothing to do takes tens of
+# seconds on a tinyconfig kernel. Edits made while it ran are newer than
+# its start, so the next run builds them.
+built=$BUILD/.built
+fingerprint=$( { echo "$stamp"; "$KCC" --version | head -n 1
+	git -C "$src" rev-parse HEAD 2>/dev/null; } | sha1sum | cut -d' ' -f1)
+if [ -f "$built" ] && [ "$(cat "$built")" = "$fingerprint" ] &&
+		[ -f "$BUILD/$KIMAGE_PATH" ] && [ -f "$OUT/headers/include/linux/pidfd.h" ] &&
+		[ ! "$BUILD/.config" -nt "$built" ] &&
+		[ -z "$(find "$src" -path "$src/.git" -prune -o -newer "$built" -print -quit)" ]; then
+	say "$KERNEL $ARCH kernel: nothing changed since its last build ($BUILD/$KIMAGE_PATH)"
+	exit 0
+fi
+rm -f "$built"
+touch "$BUILD/.build-start"
+
 say "building $KERNEL $ARCH $KIMAGE_TARGET in $BUILD"
 start=$SECONDS
 if ! make -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" \
@@ -79,3 +97,5 @@ say "kernel ready in $((SECONDS - start)) s: $BUILD/$KIMAGE_PATH"
 record_time "kernel $KERNEL$ARCH_SUFFIX" $((SECONDS - start))
 
 kmake headers_install INSTALL_HDR_PATH="$OUT/headers" >/dev/null
+echo "$fingerprint" > "$built"
+touch -r "$BUILD/.build-start" "$built"
