@@ -75,7 +75,7 @@ fi
 # its start, so the next run builds them.
 built=$BUILD/.built
 fingerprint=$( { echo "$stamp"; "$KCC" --version | head -n 1
-	git -C "$src" rev-parse HEAD 2>/dev/null; } | sha1sum | cut -d' ' -f1)
+	git -C "$src" rev-parse HEAD 2>/dev/null || true; } | sha1sum | cut -d' ' -f1)
 if [ -f "$built" ] && [ "$(cat "$built")" = "$fingerprint" ] &&
 		[ -f "$BUILD/$KIMAGE_PATH" ] && [ -f "$OUT/headers/include/linux/pidfd.h" ] &&
 		[ ! "$BUILD/.config" -nt "$built" ] &&
