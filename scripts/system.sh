@@ -134,9 +134,10 @@ walkers_compare() {
 		if [ -z "$only_p$only_s" ]; then
 			echo "    ok $((++n)) $name"
 		else
-			echo "    not ok $((++n)) $name"
+			# The differences first: scripts/ktap.sh shows them with the failure.
 			echo "$only_p" | sed '/^$/d; s/^/    # patched only: /'
 			echo "$only_s" | sed '/^$/d; s/^/    # stock only: /'
+			echo "    not ok $((++n)) $name"
 			bad=1
 		fi
 	done < <(sed -n 's/ status=[0-9]*$//p' "$SYS/walkers.patched")
