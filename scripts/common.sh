@@ -73,7 +73,7 @@ record_time() {
 	local f=$CACHE/times.txt
 	mkdir -p "$CACHE"
 	{
-		grep -v "^$1: " "$f" 2>/dev/null
+		awk -v what="$1: " 'index($0, what) != 1' "$f" 2>/dev/null
 		printf '%s: %d s (%s, %s cores, load %s)\n' "$1" "$2" "$(date -u +%F)" "$(nproc)" \
 			"$(cut -d' ' -f1 /proc/loadavg)"
 	} > "$f.tmp" && mv "$f.tmp" "$f"
