@@ -22,6 +22,11 @@ headers=$OUT/headers/include
 root=$OUT/rootfs
 [ -d "$headers" ] || die "no kernel headers in $headers (run scripts/kernel.sh)"
 CFLAGS_GUEST=$(guest_cflags "$headers")
+# Rewritten (and so newer than every program) only when the compiler, the
+# flags or the end marker change.
+flags_stamp=$OUT/guest-flags
+echo "$GUEST_CC $CFLAGS_GUEST $END_MARKER" | cmp -s - "$flags_stamp" ||
+	echo "$GUEST_CC $CFLAGS_GUEST $END_MARKER" > "$flags_stamp"
 mkdir -p "$root"/{bin,tests/selftests,tests/conformance,tests/tool,bench,plans}
 
 # prune DIR SRCDIR: drop programs whose source is gone, so a removed
@@ -46,7 +51,7 @@ stale() {
 compile() {
 	local out=$1 src_file=$2; shift 2
 	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
-		"$REPO/scripts/common.sh" \
+		"$flags_stamp" \
 		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
 	echo "   CC $out" >&2
 	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
