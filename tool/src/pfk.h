@@ -133,6 +133,9 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
 
+/* True once the walk has seen every candidate. */
+bool pfk_scan_done(const struct pfk_scan *scan);
+
 /* Processes that matched but were left out as our ancestors. */
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan);
 
@@ -172,8 +175,9 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
 				const struct pfk_features *feat);
 
 /*
- * Wait until every process in procs[] whose result is PFK_SIGNALED or
- * PFK_ESCALATED has exited (result becomes PFK_EXITED), or timeout_ms
+ * Wait until every process in procs[] whose result is PFK_MATCHED,
+ * PFK_SIGNALED or PFK_ESCALATED has exited (result becomes PFK_EXITED;
+ * PFK_GONE for a match that had gone before we could look), or timeout_ms
  * passes (-1: forever).  Returns how many are still alive.
  */
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,

@@ -7,9 +7,15 @@
  * the same fd with pidfd_send_signal(), so a PID that is recycled between
  * the decision and the signal cannot reach a stranger.
  *
- * Exit status: 0 something matched (and was signaled), 1 nothing matched
- * (or nothing could be signaled, or --timeout left processes alive),
- * 2 usage error, 3 fatal error (including a missing kernel feature).
+ * The name it is invoked by decides what it does, and only two names
+ * signal: pfkill and pkill.  pfwait and pidwait wait for the matches to
+ * exit; every other name (pfgrep, pgrep, an alternatives link, a renamed
+ * copy) only lists, so a drop-in link can never kill by surprise.
+ *
+ * Exit status: 0 something matched (and was signaled, or has exited),
+ * 1 nothing matched (or nothing could be signaled, or --timeout left
+ * processes alive), 2 usage error, 3 fatal error (including a missing
+ * kernel feature).
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -42,8 +48,11 @@ enum {
 	EXIT_FATAL = 3,
 };
 
+enum mode { MODE_LIST, MODE_KILL, MODE_WAIT };
+
 /* Everything the command line asked for. */
 struct pfkill_ctl {
+	enum mode mode;
 	struct pfk_filter filter;
 	struct pfk_features feat;
 	const char *pattern;
@@ -54,8 +63,7 @@ struct pfkill_ctl {
 	int queue_value;
 	long timeout_ms;		/* -1: wait forever */
 	enum pfk_scope scope;
-	unsigned int list_mode:1,	/* pfgrep */
-		     exact:1,
+	unsigned int exact:1,
 		     icase:1,
 		     count:1,
 		     list_name:1,	/* -l */
@@ -79,6 +87,7 @@ struct pfkill_ctl {
 	size_t alive;
 	size_t ancestor_hits;
 	bool printed;
+	bool count_printed;		/* pfwait -c: before waiting */
 };
 
 /* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5 where race-free. */
@@ -143,6 +152,21 @@ static const struct option our_opts[] = {
 /* procps's short options: the mode's own, then the shared ones. */
 static const char pgrep_short[] = "lad:vwQLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
 static const char pkill_short[] = "eq:QLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+static const char pidwait_short[] = "eLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+
+/*
+ * procps decides by its name too, but signals unless told otherwise by a
+ * name it knows.  We turn that round: only the names pfkill and pkill
+ * signal, pfwait and pidwait wait, and any other name only lists.
+ */
+static enum mode mode_of(const char *name)
+{
+	if (strcmp(name, "pfkill") == 0 || strcmp(name, "pkill") == 0)
+		return MODE_KILL;
+	if (strcmp(name, "pfwait") == 0 || strcmp(name, "pidwait") == 0)
+		return MODE_WAIT;
+	return MODE_LIST;
+}
 
 /*
  * getopt_long() takes unique abbreviations.  So that "--in" or "--t"
@@ -193,13 +217,16 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 
 	fprintf(out, "\nUsage:\n %s [options] <pattern>\n\nOptions:\n",
 		program_invocation_short_name);
-	if (ctl->list_mode)
+	if (ctl->mode == MODE_LIST)
 		fputs(
 " -d, --delimiter <string>  specify output delimiter\n"
 " -l, --list-name           list PID and process name\n"
 " -a, --list-full           list PID and full command line\n"
 " -v, --inverse             negates the matching\n"
 " -w, --lightweight         list all TID\n", out);
+	else if (ctl->mode == MODE_WAIT)
+		fputs(
+" -e, --echo                display PIDs before waiting\n", out);
 	else
 		fputs(
 " -<sig>, --signal <sig>    signal to send (either number or name)\n"
@@ -218,7 +245,7 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 " -p, --pid <PID,...>       match process PIDs\n"
 " -P, --parent <PPID,...>   match only child processes of the given parent\n"
 " -s, --session <SID,...>   match session IDs\n", out);
-	if (ctl->list_mode)
+	if (ctl->mode != MODE_KILL)
 		fputs(
 "     --signal <sig>        signal for -H (either number or name)\n"
 " -H, --require-handler     match only if signal handler is present\n", out);
@@ -467,14 +494,14 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (strcmp(argv[i], "--list") == 0)
-			ctl->list_mode = 1;
-	if (!ctl->list_mode)
+			ctl->mode = MODE_LIST;
+	if (ctl->mode == MODE_KILL)
 		take_signal_arg(ctl, &argc, argv);
-	f->include_ancestors = ctl->list_mode;
 
 	longopts = long_options();
 	argv[0] = program_invocation_short_name;	/* getopt's messages */
-	while ((c = getopt_long(argc, argv, ctl->list_mode ? pgrep_short :
+	while ((c = getopt_long(argc, argv, ctl->mode == MODE_LIST ? pgrep_short :
+				ctl->mode == MODE_WAIT ? pidwait_short :
 				pkill_short, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': f->full = true; break;
@@ -553,7 +580,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 			ctl->sig = parse_signal_or_die(optarg);
 			ctl->sig_given = 1;
 			break;
-		case OPT_LIST: ctl->list_mode = 1; break;
+		case OPT_LIST: ctl->mode = MODE_LIST; break;
 		case OPT_INCLUDE_ANCESTORS: ctl->include_ancestors = 1; break;
 		case OPT_WAIT: ctl->wait = 1; break;
 		case OPT_TIMEOUT:
@@ -611,9 +638,13 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if (ctl->list_mode && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
+	if (ctl->mode == MODE_LIST && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
 		bad_usage("--wait, --timeout and --scope pgroup are for "
 			  "pfkill, not for listing");
+	if (ctl->mode == MODE_WAIT && (ctl->has_then || ctl->queue ||
+				       ctl->scope != PFK_SCOPE_PROCESS))
+		bad_usage("--then, --queue and --scope are for pfkill, not for "
+			  "waiting");
 	if (ctl->scope == PFK_SCOPE_PGROUP && f->threads)
 		bad_usage("--scope pgroup and -w exclude each other");
 	if (ctl->require_handler) {
@@ -623,14 +654,15 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	}
 	if (ctl->scope == PFK_SCOPE_THREAD)
 		f->threads = true;
-	else if (f->threads && !ctl->list_mode)
-		f->thread_tgid_fd = true;	/* -w: signal the process */
-	f->include_ancestors = ctl->list_mode || ctl->include_ancestors;
+	else if (f->threads && ctl->mode != MODE_LIST)
+		f->thread_tgid_fd = true;	/* -w: the process stands for it */
+	/* Listing and waiting cannot hurt an ancestor: as procps, keep them. */
+	f->include_ancestors = ctl->mode != MODE_KILL || ctl->include_ancestors;
 	if (ctl->ignore_ancestors)
 		f->include_ancestors = false;
 	/* -e shows the name, or with --list-full the command line. */
 	f->keep_cmdline = ctl->list_full &&
-			  (ctl->list_mode ? !ctl->count : ctl->echo);
+			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
 
 	if (ctl->pattern) {
@@ -657,7 +689,9 @@ static void require_features(const struct pfkill_ctl *ctl)
 {
 	const struct pfk_features *f = &ctl->feat;
 
-	if (ctl->list_mode)
+	if (ctl->mode == MODE_WAIT && !f->pidfd_open)
+		errx(EXIT_FATAL, "waiting needs pidfd_open() (Linux 5.3)");
+	if (ctl->mode != MODE_KILL)
 		return;
 	if (!f->procfd_signal)
 		errx(EXIT_FATAL, "signaling needs pidfd_send_signal() on "
@@ -691,7 +725,9 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	open_max = sysconf(_SC_OPEN_MAX);
 	if (open_max <= 0)
 		open_max = 1024;
-	if (!ctl->list_mode)
+	if (ctl->mode == MODE_WAIT)
+		per_handle += 1 + ctl->filter.thread_tgid_fd;
+	else if (ctl->mode == MODE_KILL)
 		per_handle += ctl->wait + (ctl->scope != PFK_SCOPE_PROCESS) +
 			      ctl->filter.thread_tgid_fd;
 	open_max = (open_max - 32) / per_handle;
@@ -928,6 +964,43 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			print_json(&procs[i]);
 }
 
+/*
+ * pfwait/pidwait: wait until the matches have exited.  Each is held by
+ * its /proc directory fd since it matched, and its pidfd is checked
+ * against that fd, so a process that exits meanwhile is not mistaken for
+ * a newcomer with its PID.  As pidwait: the count first, then the names.
+ */
+static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
+		       size_t n, bool last)
+{
+	long t = ctl->has_timeout ? ctl->timeout_ms : -1;
+
+	if (ctl->count && last && !ctl->json) {
+		printf("%zu\n", ctl->matched);
+		ctl->count_printed = true;
+	}
+	for (size_t i = 0; ctl->echo && !ctl->json && i < n; i++) {
+		fputs("waiting for ", stdout);
+		put_text(ctl, &procs[i]);
+		printf(" (pid %d)\n", (int)procs[i].pid);
+	}
+	fflush(stdout);
+	pfk_wait(procs, n, t, PFK_SCOPE_PROCESS, &ctl->feat);
+	for (size_t i = 0; i < n; i++) {
+		if (procs[i].result == PFK_EXITED) {
+			ctl->signaled++;	/* here: seen to exit */
+		} else if (procs[i].result == PFK_MATCHED) {
+			procs[i].result = PFK_ALIVE;
+			ctl->alive++;
+		} else if (procs[i].result != PFK_GONE) {
+			errno = procs[i].err;
+			warn("waiting for pid %d failed", (int)procs[i].pid);
+		}
+		if (ctl->json)
+			print_json(&procs[i]);
+	}
+}
+
 /* procps warns when a name pattern cannot match a 15-byte comm. */
 static bool long_name_pattern(const char *p)
 {
@@ -950,9 +1023,11 @@ static int run(struct pfkill_ctl *ctl)
 
 	while ((n = pfk_scan_next(scan, procs, max)) > 0) {
 		ctl->matched += n;
-		if (ctl->list_mode)
+		if (ctl->mode == MODE_LIST)
 			for (ssize_t i = 0; i < n; i++)
 				list_one(ctl, &procs[i]);
+		else if (ctl->mode == MODE_WAIT)
+			wait_batch(ctl, procs, n, pfk_scan_done(scan));
 		else
 			kill_batch(ctl, procs, n);
 		for (ssize_t i = 0; i < n; i++)
@@ -967,7 +1042,7 @@ static int run(struct pfkill_ctl *ctl)
 	if (ctl->printed)
 		putchar('\n');
 	/* pkill counts what matched, not what it could signal. */
-	if (ctl->count && !ctl->json)
+	if (ctl->count && !ctl->json && !ctl->count_printed)
 		printf("%zu\n", ctl->matched);
 	if (fflush(stdout) != 0)
 		err(EXIT_FATAL, "write error");
@@ -977,8 +1052,10 @@ static int run(struct pfkill_ctl *ctl)
 		      "option to match against the complete command line.",
 		      program_invocation_short_name);
 
-	if (ctl->list_mode)
+	if (ctl->mode == MODE_LIST)
 		return ctl->matched ? EXIT_MATCH : EXIT_NOMATCH;
+	if (ctl->mode == MODE_WAIT)
+		return ctl->signaled && !ctl->alive ? EXIT_MATCH : EXIT_NOMATCH;
 	if (!ctl->matched && ctl->ancestor_hits && !ctl->ignore_ancestors)
 		warnx("only ancestors of this pfkill matched (%zu), none "
 		      "signaled; --include-ancestors would signal them",
@@ -999,8 +1076,7 @@ int main(int argc, char **argv)
 	int proc_fd, ret;
 
 	setlocale(LC_ALL, "");
-	if (strcmp(program_invocation_short_name, "pfgrep") == 0)
-		ctl.list_mode = 1;
+	ctl.mode = mode_of(program_invocation_short_name);
 
 	proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proc_fd < 0)

@@ -764,6 +764,11 @@ void pfk_scan_close(struct pfk_scan *scan)
 	errno = e;
 }
 
+bool pfk_scan_done(const struct pfk_scan *scan)
+{
+	return scan->done;
+}
+
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan)
 {
 	return scan->ancestor_hits;

@@ -247,9 +247,11 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/* Signaled by us, or (pfwait) only matched. */
 static bool waiting_for(const struct pfk_proc *p)
 {
-	return p->result == PFK_SIGNALED || p->result == PFK_ESCALATED;
+	return p->result == PFK_MATCHED || p->result == PFK_SIGNALED ||
+	       p->result == PFK_ESCALATED;
 }
 
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
@@ -277,7 +279,8 @@ size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		/* --pgroup waits for the matched processes themselves. */
 		if (open_pidfd(p, thread) < 0) {
 			if (errno == ESRCH) {
-				p->result = PFK_EXITED;
+				p->result = p->result == PFK_MATCHED ?
+					    PFK_GONE : PFK_EXITED;
 				continue;
 			}
 			p->err = errno;

@@ -121,6 +121,8 @@ static int helper_main(char **argv)
 	if ((ruid >= 0 || euid >= 0) &&
 	    setresuid(ruid >= 0 ? ruid : 0, euid >= 0 ? euid : 0, 0) < 0)
 		_exit(91);
+	/* A change of credentials clears the death signal: arm it again. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 
 	/* Threads inherit the mask: block before creating them. */
 	sigfillset(&all);
@@ -1873,23 +1875,29 @@ struct row {
 	const char *args[10];
 };
 
-/* Run one row through procps (prog) and through pfkill as argv0. */
-static void run_both(const struct row *row, const char *prog,
-		     const char *argv0, struct run *rp, struct run *rf)
+/*
+ * How a row runs both programs: the file executed and the argv[0] it is
+ * given, for procps and for ours.  argv[0] decides the mode of both.
+ */
+struct pair {
+	const char *procps, *procps_argv0;
+	const char *ours, *ours_argv0;
+};
+
+/* Run one row through procps and through ours. */
+static void run_both(const struct row *row, const struct pair *pr,
+		     struct run *rp, struct run *rf)
 {
 	char *argv[16];
 	int n = 0;
 
-	char procps_name[8];
-
-	snprintf(procps_name, sizeof(procps_name), "p%s", argv0 + 2);
-	argv[n++] = procps_name;		/* "pgrep" / "pkill" */
+	argv[n++] = (char *)pr->procps_argv0;
 	for (int k = 0; k < 10 && row->args[k]; k++)
 		argv[n++] = (char *)zoo_arg(row->args[k]);
 	argv[n] = NULL;
-	run_prog(rp, prog, 0, argv);
-	argv[0] = (char *)argv0;
-	run_prog(rf, pfkill_path, 0, argv);
+	run_prog(rp, pr->procps, 0, argv);
+	argv[0] = (char *)pr->ours_argv0;
+	run_prog(rf, pr->ours, 0, argv);
 }
 
 static bool row_skipped(const struct row *row)
@@ -1899,16 +1907,25 @@ static bool row_skipped(const struct row *row)
 	       ((row->needs & NEED_CG) && !zoo.cg);
 }
 
-/* stderr's first line, with procps's program name put in ours. */
+/*
+ * stderr's first line, with procps's program name put in ours ("pgrep:"
+ * against "pfgrep:"); the same name when ours runs under procps's.
+ */
 static bool same_first_line(const char *procps, const char *ours,
-			    const char *name)
+			    const struct pair *pr)
 {
-	size_t nl = strlen(name);
+	const char *name = strrchr(pr->procps_argv0, '/');
+	size_t nl;
+
+	name = name ? name + 1 : pr->procps_argv0;
+	nl = strlen(name);
+	if (strstr(pr->ours_argv0, name))
+		nl = 0;		/* no "pf" to put in */
 	const char *pe = strchr(procps, '\n'), *oe = strchr(ours, '\n');
 	size_t pl = pe ? (size_t)(pe - procps) : strlen(procps);
 	size_t ol = oe ? (size_t)(oe - ours) : strlen(ours);
 
-	if (pl >= nl && strncmp(procps, name, nl) == 0) {
+	if (nl && pl >= nl && strncmp(procps, name, nl) == 0) {
 		/* "pgrep: ..." against "pfgrep: ..." */
 		return ol == pl + 1 && strncmp(ours, "pf", 2) == 0 &&
 		       strncmp(ours + 2, procps + 1, pl - 1) == 0;
@@ -1961,8 +1978,9 @@ static bool zoo_bounded(const char *out)
 			return false;
 		if (end > l && end < nl && *end == ' ' && !zoo_owns(v))
 			return false;
-		k = strstr(l, "killed (pid ");
-		if (k && k < nl && !zoo_owns(atoi(k + 12)))
+		/* pkill's "killed (pid N)", pidwait's "waiting for" */
+		k = strstr(l, "(pid ");
+		if (k && k < nl && !zoo_owns(atoi(k + 5)))
 			return false;
 		l = *nl ? nl + 1 : nl;
 	}
@@ -1970,8 +1988,7 @@ static bool zoo_bounded(const char *out)
 }
 
 static int compare_rows(const struct row *rows, size_t nrows,
-			const char *prog, const char *argv0, bool bad,
-			int *compared)
+			const struct pair *pr, bool bad, int *compared)
 {
 	int failed = 0;
 
@@ -1980,11 +1997,11 @@ static int compare_rows(const struct row *rows, size_t nrows,
 
 		if (row_skipped(&rows[i]))
 			continue;
-		run_both(&rows[i], prog, argv0, &rp, &rf);
+		run_both(&rows[i], pr, &rp, &rf);
 		if (!zoo_bounded(rp.out) || !zoo_bounded(rf.out)) {
 			diag("LC_ALL=%s %s row %zu (%s %s %s): left the zoo: "
 			     "procps [%.200s] ours [%.200s]", diff_locale,
-			     argv0, i, rows[i].args[0],
+			     pr->ours_argv0, i, rows[i].args[0],
 			     rows[i].args[1] ? rows[i].args[1] : "",
 			     rows[i].args[1] && rows[i].args[2] ?
 			     rows[i].args[2] : "", rp.out, rf.out);
@@ -1992,11 +2009,10 @@ static int compare_rows(const struct row *rows, size_t nrows,
 			continue;
 		}
 		if (rp.status != rf.status || strcmp(rp.out, rf.out) != 0 ||
-		    (bad && !same_first_line(rp.err, rf.err,
-					     argv0[2] == 'g' ? "pgrep" : "pkill"))) {
+		    (bad && !same_first_line(rp.err, rf.err, pr))) {
 			diag("LC_ALL=%s %s row %zu (%s %s %s %s): procps %d "
 			     "[%.300s] [%.120s] ours %d [%.300s] [%.120s]",
-			     diff_locale, argv0, i,
+			     diff_locale, pr->ours_argv0, i,
 			     rows[i].args[0], rows[i].args[1] ? rows[i].args[1] : "",
 			     rows[i].args[1] && rows[i].args[2] ? rows[i].args[2] : "",
 			     rows[i].args[1] && rows[i].args[2] && rows[i].args[3] ?
@@ -2013,6 +2029,11 @@ static int compare_rows(const struct row *rows, size_t nrows,
 
 static const char pgrep_path[] = "/usr/bin/pgrep";
 static const char pkill_path[] = "/usr/bin/pkill";
+static const char pidwait_path[] = "/usr/bin/pidwait";
+
+/* pgrep beside pfgrep, pkill beside pfkill. */
+static struct pair as_pgrep = { pgrep_path, "pgrep", NULL, "pfgrep" };
+static struct pair as_pkill = { pkill_path, "pkill", NULL, "pfkill" };
 
 /*
  * Run the rest of the test, and the programs it starts, under LC_ALL=loc.
@@ -2041,13 +2062,114 @@ static int differential_pass(const struct row *list, size_t nlist,
 			     const struct row *badkill, size_t nbadkill,
 			     int *compared)
 {
-	return compare_rows(list, nlist, pgrep_path, "pfgrep", false,
-			    compared) +
-	       compare_rows(kill, nkill, pkill_path, "pfkill", false,
-			    compared) +
-	       compare_rows(bad, nbad, pgrep_path, "pfgrep", true, compared) +
-	       compare_rows(badkill, nbadkill, pkill_path, "pfkill", true,
-			    compared);
+	return compare_rows(list, nlist, &as_pgrep, false, compared) +
+	       compare_rows(kill, nkill, &as_pkill, false, compared) +
+	       compare_rows(bad, nbad, &as_pgrep, true, compared) +
+	       compare_rows(badkill, nbadkill, &as_pkill, true, compared);
+}
+
+/* A copy of file src as dst; O_EXCL: never through a link to elsewhere. */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	ssize_t n = 0;
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			n = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in < 0 || out < 0 || n < 0 ? -1 : 0;
+}
+
+/*
+ * Drop-in names (issue 20): procps run under a name beside ours run
+ * through a symlink, or a renamed copy, of that very name.  Only the
+ * name pkill may signal; pgrep and a copy under any other name (even
+ * "xkill") list, pidwait waits (on the zoo's zombie: at once).
+ */
+static int alias_pass(const char *dir, int *compared)
+{
+	static const struct row list_rows[] = {
+		{ 0, { "-P", "%me", "%A" } },
+		{ 0, { "-P", "%me", "-l", "pk" } },
+		{ 0, { "-P", "%me", "-c", "-x", "%B" } },
+	};
+	static const struct row kill_rows[] = {
+		{ 0, { "-0", "-e", "-P", "%me", "%A" } },
+		{ 0, { "-URG", "-c", "-P", "%me", "-x", "%B" } },
+	};
+	static const struct row wait_rows[] = {
+		{ 0, { "-e", "-c", "-P", "%me", "-x", "%Z" } },
+		{ 0, { "-P", "%me", "-x", "%Z" } },
+		{ 0, { "-c", "-P", "%me", "-x", "nomatch" } },
+	};
+	static const struct row wait_bad_rows[] = {
+		{ 0, { "-l", "-P", "%me", "-x", "%Z" } },
+		{ 0, { "-P", "%me", "-d", ",", "%Z" } },
+	};
+	static char path[4][PATH_MAX];
+	static const char *const names[4] = { "pgrep", "pkill", "pidwait",
+					      "xkill" };
+	struct pair pr[4] = {
+		{ pgrep_path, "pgrep", path[0], path[0] },
+		{ pkill_path, "pkill", path[1], path[1] },
+		{ pidwait_path, "pidwait", path[2], path[2] },
+		{ pgrep_path, "xkill", path[3], path[3] },
+	};
+	int failed = 0;
+
+	for (int i = 0; i < 4; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
+	if (access(pidwait_path, X_OK) != 0) {
+		diag("no %s here: pidwait rows skipped", pidwait_path);
+		pr[2].procps = NULL;
+	}
+	failed += compare_rows(list_rows, NROWS(list_rows), &pr[0], false,
+			       compared);
+	failed += compare_rows(kill_rows, NROWS(kill_rows), &pr[1], false,
+			       compared);
+	failed += compare_rows(list_rows, NROWS(list_rows), &pr[3], false,
+			       compared);
+	if (pr[2].procps)
+		failed += compare_rows(wait_rows, NROWS(wait_rows), &pr[2],
+				       false, compared) +
+			  compare_rows(wait_bad_rows, NROWS(wait_bad_rows),
+				       &pr[2], true, compared);
+	return failed;
+}
+
+static int alias_setup(char *dir)
+{
+	static const char *const links[] = { "pgrep", "pkill", "pidwait" };
+	char path[PATH_MAX];
+
+	if (!mkdtemp(dir))
+		return -1;
+	for (size_t i = 0; i < NROWS(links); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, links[i]);
+		if (symlink(pfkill_path, path) < 0)
+			return -1;
+	}
+	snprintf(path, sizeof(path), "%s/xkill", dir);
+	return copy_file(pfkill_path, path);
+}
+
+static void alias_cleanup(const char *dir)
+{
+	static const char *const names[] = { "pgrep", "pkill", "pidwait",
+					     "xkill" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < NROWS(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 }
 
 /*
@@ -2221,10 +2343,13 @@ static int t_differential(void)
 	/* The guest has no locales at all: both passes are C there. */
 	static const char *const locales[] = { "C", "C.UTF-8" };
 	int failed = 0, compared = 0;
+	char alias_dir[] = "/tmp/pfk-alias.XXXXXX";
 	struct run rp, rf;
 
 	SKIP_IF(access(pgrep_path, X_OK) || access(pkill_path, X_OK),
 		"no procps pgrep/pkill here (e.g. the busybox guest)");
+	as_pgrep.ours = as_pkill.ours = pfkill_path;
+	CHECK(alias_setup(alias_dir) == 0);
 	CHECK(zoo_start() == 0);
 	if (!zoo.root)
 		diag("not root: rows with other uids and namespaces skipped");
@@ -2245,21 +2370,18 @@ static int t_differential(void)
 					    bad_kill_rows, NROWS(bad_kill_rows),
 					    &compared);
 		for (size_t i = 0; i < NROWS(deviations); i++) {
-			const char *prog = deviations[i].kill ? pkill_path :
-								pgrep_path;
-			const char *argv0 = deviations[i].kill ? "pfkill" :
-								 "pfgrep";
+			const struct pair *pr = deviations[i].kill ? &as_pkill :
+								     &as_pgrep;
 
 			if (row_skipped(&deviations[i].row))
 				continue;
 			if (deviations[i].utf8 && !utf8) {
 				/* No deviation here: must match procps. */
 				failed += compare_rows(&deviations[i].row, 1,
-						       prog, argv0, false,
-						       &compared);
+						       pr, false, &compared);
 				continue;
 			}
-			run_both(&deviations[i].row, prog, argv0, &rp, &rf);
+			run_both(&deviations[i].row, pr, &rp, &rf);
 			if (!zoo_bounded(rp.out) || !zoo_bounded(rf.out) ||
 			    rf.status != deviations[i].status ||
 			    (rp.status == rf.status && !strcmp(rp.out, rf.out) &&
@@ -2272,11 +2394,21 @@ static int t_differential(void)
 				failed++;
 			}
 		}
+		failed += alias_pass(alias_dir, &compared);
 	}
 	unsetenv("LC_ALL");
-	/* The zoo's helpers block signals: nothing may have killed them. */
-	for (int i = 0; i < zoo.nh; i++)
-		CHECK(waitpid(zoo.h[i], NULL, WNOHANG) == 0);
+	alias_cleanup(alias_dir);
+	/*
+	 * The zoo's helpers block signals: nothing may have killed them,
+	 * and no row sends TERM (pfkill's default), so none may be pending.
+	 */
+	for (int i = 0; i < zoo.nh; i++) {
+		if (waitpid(zoo.h[i], NULL, WNOHANG) != 0 ||
+		    pending(zoo.h[i], SIGTERM)) {
+			diag("zoo helper %d was signaled or died", zoo.h[i]);
+			failed++;
+		}
+	}
 	diag("%d rows matched something in both", compared);
 	zoo_stop();
 	CHECK(compared >= 100);
