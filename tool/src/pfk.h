@@ -43,7 +43,12 @@ struct pfk_strs {
 enum pfk_pick { PFK_PICK_ALL, PFK_PICK_NEWEST, PFK_PICK_OLDEST };
 
 /* --nslist names, in procps's order; bit i of ns_mask is pfk_ns_names[i]. */
-#define PFK_NS_COUNT 6
+#define PFK_NS_COUNT 8
+/*
+ * Without --nslist procps (4.0.2 to master) compares its first six:
+ * cgroup, ipc, mnt, net, pid, time, and not user or uts.  So do we.
+ */
+#define PFK_NS_DEFAULT 0x3fu
 extern const char *const pfk_ns_names[PFK_NS_COUNT];
 int pfk_ns_index(const char *name);			/* -1 if unknown */
 int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT]);
@@ -66,7 +71,7 @@ struct pfk_filter {
 	const char *runstates;		/* -r: stat state letters */
 	long older;			/* -O: seconds, 0 = off */
 	bool ns_given;			/* --ns */
-	unsigned int ns_mask;		/* --nslist, default all */
+	unsigned int ns_mask;		/* --nslist, default PFK_NS_DEFAULT */
 	unsigned long long ns_ref[PFK_NS_COUNT];
 	struct pfk_strs cgroup, env;	/* --cgroup, --env */
 	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */

@@ -41,8 +41,9 @@ struct pfk_scan {
 	size_t rawsz;
 };
 
+/* procps's library order: bit i of --nslist is name i. */
 const char *const pfk_ns_names[PFK_NS_COUNT] = {
-	"ipc", "mnt", "net", "pid", "user", "uts",
+	"cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts",
 };
 
 int pfk_ns_index(const char *name)
@@ -146,7 +147,7 @@ void pfk_filter_init(struct pfk_filter *flt, int proc_fd)
 {
 	memset(flt, 0, sizeof(*flt));
 	flt->proc_fd = proc_fd;
-	flt->ns_mask = (1u << PFK_NS_COUNT) - 1;
+	flt->ns_mask = PFK_NS_DEFAULT;
 }
 
 void pfk_filter_free(struct pfk_filter *flt)

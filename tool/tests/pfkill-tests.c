@@ -76,7 +76,7 @@ struct helper_opts {
 	long rgid;		/* setresgid real gid, -1 to keep */
 	bool mortal;		/* default signal actions: dies on TERM */
 	bool ignore_term;	/* SIGTERM ignored, everything else default */
-	bool new_netns;		/* unshare(CLONE_NEWNET | CLONE_NEWUTS) */
+	int unshare;		/* unshare() flags: new namespaces */
 	const char *argv0;	/* argv[0] to exec with (default pfkill-tests) */
 	const char *extra[4];	/* more arguments after the helper's own */
 	const char *env;	/* NAME=VALUE added to its environment */
@@ -108,7 +108,8 @@ static int helper_main(char **argv)
 		setpgid(0, join);
 	if (atoi(argv[7]))
 		setsid();
-	if (strstr(mode, "netns") && unshare(CLONE_NEWNET | CLONE_NEWUTS) < 0)
+	if (strstr(mode, ",unshare=") &&
+	    unshare(strtol(strstr(mode, ",unshare=") + 9, NULL, 16)) < 0)
 		_exit(95);
 	if (strcmp(argv[8], "-") != 0) {
 		int fd = open(argv[8], O_RDWR);
@@ -128,7 +129,7 @@ static int helper_main(char **argv)
 	sigfillset(&all);
 	if (strncmp(mode, "block", 5) == 0)
 		sigprocmask(SIG_BLOCK, &all, NULL);
-	else if (strcmp(mode, "ignterm") == 0)
+	else if (strncmp(mode, "ignterm", 7) == 0)
 		signal(SIGTERM, SIG_IGN);
 
 	prctl(PR_SET_NAME, name);
@@ -185,9 +186,8 @@ static pid_t spawn(const char *name, const struct helper_opts *o)
 		snprintf(a[7], 32, "%ld", o->ruid);
 		snprintf(a[8], 32, "%ld", o->euid);
 		snprintf(a[9], 32, "%ld", o->rgid);
-		snprintf(a[10], 32, "%s", o->mortal ? "mortal" :
-			 o->ignore_term ? "ignterm" :
-			 o->new_netns ? "block,netns" : "block");
+		snprintf(a[10], 32, "%s,unshare=%x", o->mortal ? "mortal" :
+			 o->ignore_term ? "ignterm" : "block", o->unshare);
 		char *av[20] = { (char *)(o->argv0 ? o->argv0 : "pfkill-tests"),
 				 "--helper" };
 		int n = 2;
@@ -1617,8 +1617,8 @@ static int t_e2e_bad_input(void)
  */
 struct zoo {
 	char a[16], au[16], b[16], t[16], t1[16], ctl[16], z[16], tree[16];
-	char weird[64], self[16], esc[16], escargv[32];
-	pid_t h[16];
+	char weird[64], self[16], esc[16], escargv[32], nsx[16];
+	pid_t h[24];
 	int nh;
 	pid_t tree_pid, zombie, netns;
 	int lockfd, ptm;
@@ -1636,7 +1636,7 @@ static pid_t zoo_add(const char *name, struct helper_opts *o)
 						 .rgid = -1 };
 	pid_t pid = spawn(name, o ? o : &none);
 
-	if (pid > 0 && zoo.nh < 16)
+	if (pid > 0 && zoo.nh < 24)
 		zoo.h[zoo.nh++] = pid;
 	return pid;
 }
@@ -1723,8 +1723,20 @@ static int zoo_start(void)
 					  .rgid = 1000 };
 		zoo_add(zoo.a, &o);
 		o = (struct helper_opts){ .ruid = -1, .euid = -1, .rgid = -1,
-					  .new_netns = true };
+					  .unshare = CLONE_NEWNET | CLONE_NEWUTS };
 		zoo.netns = zoo_add(zoo.a, &o);
+		/*
+		 * One namespace each, where procps's default --ns set and
+		 * the one we had differed: uts and user are not in it,
+		 * cgroup is.
+		 */
+		unique_name(zoo.nsx, "zn");
+		o.unshare = CLONE_NEWUTS;
+		zoo_add(zoo.nsx, &o);
+		o.unshare = CLONE_NEWCGROUP;
+		zoo_add(zoo.nsx, &o);
+		o.unshare = CLONE_NEWUSER;
+		zoo_add(zoo.nsx, &o);
 	}
 	itoa_buf(zoo.v_ns, zoo.netns > 0 ? zoo.netns : getpid());
 	zoo.ptm = posix_openpt(O_RDWR | O_NOCTTY);
@@ -1842,6 +1854,7 @@ static const char *zoo_arg(const char *w)
 		{ "%Z", offsetof(struct zoo, z) },
 		{ "%SELF", offsetof(struct zoo, self) },
 		{ "%E", offsetof(struct zoo, esc) },
+		{ "%N", offsetof(struct zoo, nsx) },
 		{ "%me", offsetof(struct zoo, v_me) },
 		{ "%up", offsetof(struct zoo, v_up) },
 		{ "%tree", offsetof(struct zoo, v_tree) },
@@ -2238,6 +2251,11 @@ static int t_differential(void)
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%ns", "-l" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%ns", "--nslist", "uts", "-c" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "net" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "-l", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "cgroup", "-l", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "time", "-c", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "user", "-l", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "uts", "-l", "%N" } },
 		{ NEED_CG, { "-P", "%me", "--cgroup", "%cg", "-l" } },
 		{ 0, { "-P", "%me", "-A", "-l", "pk" } },
 		{ 0, { "-P", "%up", "-x", "%SELF" } },
@@ -2264,6 +2282,7 @@ static int t_differential(void)
 		{ 0, { "-0", "-e", "-P", "%me", "-q", "5", "%A" } },
 		{ 0, { "-0", "-e", "-P", "%me", "--list-full", "%B" } },
 		{ 0, { "-0", "-P", "%me", "-x", "nomatch" } },
+		{ NEED_ROOT, { "-0", "-e", "--ns", "%me", "-P", "%me", "%N" } },
 	};
 	static const struct row bad_rows[] = {
 		{ 0, { "-P", "%me", "-u", "nosuchuserpfk" } },
