@@ -1746,6 +1746,12 @@ static int zoo_start(void)
 		o = (struct helper_opts){ .ruid = -1, .euid = -1, .rgid = -1,
 					  .new_session = true, .tty = pts };
 		zoo_add(zoo.b, &o);
+		/* Our stdin is that terminal: -t stdin must not reach it. */
+		int fd = open(pts, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+		if (fd < 0 || dup2(fd, 0) < 0)
+			return -1;
+		close(fd);
 	}
 
 	/* A tree: our child "tree" with a helper child of its own. */
@@ -2241,6 +2247,8 @@ static int t_differential(void)
 		{ NEED_TTY, { "-P", "%me", "--terminal", "%tty,nosuchtty" } },
 		{ 0, { "-P", "%me", "-t", "?", "-c" } },
 		{ 0, { "-P", "%me", "-t", "nosuchtty" } },
+		{ NEED_TTY, { "-t", "stdin", "-l" } },
+		{ NEED_TTY, { "-t", "fd/0", "-l" } },
 		{ 0, { "-F", "%pf", "-l" } },
 		{ 0, { "-F", "%pf", "%A" } },
 		{ 0, { "-F", "%pf", "%B" } },
