@@ -63,6 +63,7 @@ struct pfk_filter {
 	bool threads;			/* --thread / -w: one entry per thread */
 	bool thread_tgid_fd;		/* with threads: also hold /proc/<tgid> */
 	bool include_ancestors;		/* allow our parent chain to match */
+	bool drop_ancestors;		/* -A: out before -n/-o pick, as procps */
 	bool keep_cmdline;		/* -a: callers want the command line */
 	bool keep_argv;			/* -a -Q: the raw argv, NUL-separated */
 	enum pfk_pick pick;		/* -n / -o */

@@ -661,6 +661,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	f->include_ancestors = ctl->mode != MODE_KILL || ctl->include_ancestors;
 	if (ctl->ignore_ancestors)
 		f->include_ancestors = false;
+	f->drop_ancestors = ctl->ignore_ancestors;
 	/* -e shows the name, or with --list-full the command line. */
 	f->keep_cmdline = ctl->list_full &&
 			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);

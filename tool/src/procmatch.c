@@ -553,8 +553,12 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	if (!m)
 		return 0;
 	if (skipped(scan, p->tgid)) {
-		/* -n/-o: an ancestor still competes, as under procps. */
-		if (flt->pick != PFK_PICK_ALL)
+		/*
+		 * -n/-o: without -A an ancestor still competes, as under
+		 * procps (and, picked, is left out with a warning); with -A
+		 * it is gone before the pick, as there.
+		 */
+		if (flt->pick != PFK_PICK_ALL && !flt->drop_ancestors)
 			return 2;
 		scan->ancestor_hits++;
 		return 0;

@@ -1625,7 +1625,7 @@ struct zoo {
 	bool root, cg;
 	char cgdir[96], pf[64], lpf[64], badpf[64], tty[32];
 	char v_me[16], v_tree[16], v_pgid[16], v_sid[16], v_ns[16], v_up[16];
-	char v_metree[40], v_plus[16];
+	char v_metree[40], v_plus[16], v_upme[40];
 };
 
 static struct zoo zoo;
@@ -1829,6 +1829,7 @@ static int zoo_start(void)
 	snprintf(zoo.v_metree, sizeof(zoo.v_metree), "%d,%d", getpid(),
 		 zoo.tree_pid);
 	snprintf(zoo.v_plus, sizeof(zoo.v_plus), "+%d", getpid());
+	snprintf(zoo.v_upme, sizeof(zoo.v_upme), "%d,%d", getppid(), getpid());
 	prctl(PR_SET_NAME, zoo.self);
 	for (int i = 0; i < zoo.nh; i++)
 		if (zoo.h[i] <= 0)
@@ -1865,6 +1866,7 @@ static const char *zoo_arg(const char *w)
 		{ "%up", offsetof(struct zoo, v_up) },
 		{ "%tree", offsetof(struct zoo, v_tree) },
 		{ "%me,tree", offsetof(struct zoo, v_metree) },
+		{ "%up,me", offsetof(struct zoo, v_upme) },
 		{ "+%me", offsetof(struct zoo, v_plus) },
 		{ "%pgid", offsetof(struct zoo, v_pgid) },
 		{ "%sid", offsetof(struct zoo, v_sid) },
@@ -2268,6 +2270,8 @@ static int t_differential(void)
 		{ 0, { "-P", "%me", "-A", "-l", "pk" } },
 		{ 0, { "-P", "%up", "-x", "%SELF" } },
 		{ 0, { "-P", "%up", "-A", "-x", "%SELF" } },
+		/* -A first, then -o: we (the oldest) are out, h[0] is next */
+		{ 0, { "-A", "-o", "-l", "-P", "%up,me", "pk" } },
 		{ 0, { "-P", "%me", "-x", "pkverylongname1234" } },
 		{ 0, { "-P", "%me", "--signal", "9", "%A" } },
 		/* "--in" would be --inverse, which negates -P: see negate_* */
@@ -2291,6 +2295,7 @@ static int t_differential(void)
 		{ 0, { "-0", "-e", "-P", "%me", "--list-full", "%B" } },
 		{ 0, { "-0", "-P", "%me", "-x", "nomatch" } },
 		{ NEED_ROOT, { "-0", "-e", "--ns", "%me", "-P", "%me", "%N" } },
+		{ 0, { "-0", "-e", "-A", "-o", "-P", "%up,me", "pk" } },
 	};
 	static const struct row bad_rows[] = {
 		{ 0, { "-P", "%me", "-u", "nosuchuserpfk" } },
