@@ -565,10 +565,20 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 				 parse_int_or_die(optarg, "pid", 1));
 			fd = openat(f->proc_fd, name, O_RDONLY | O_DIRECTORY |
 				    O_CLOEXEC);
-			if (fd < 0 || pfk_read_ns(fd, f->ns_ref) < 0)
+			if (fd < 0 && errno == ENOENT) {
+				/*
+				 * As procps: nothing shares the namespaces of
+				 * no process, so nothing matches (exit 1);
+				 * unlike procps we say why.  No inode is ~0.
+				 */
+				warnx("--ns %s: no such process", name);
+				memset(f->ns_ref, 0xff, sizeof(f->ns_ref));
+			} else if (fd < 0 || pfk_read_ns(fd, f->ns_ref) < 0) {
 				errx(EXIT_FATAL, "Error reading reference "
 				     "namespace information");
-			close(fd);
+			}
+			if (fd >= 0)
+				close(fd);
 			f->ns_given = true;
 			ctl->criteria++;
 			break;

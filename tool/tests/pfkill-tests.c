@@ -1601,6 +1601,10 @@ static int t_e2e_bad_input(void)
 	CHECK(pfgrep(&r, "-e", name, NULL) == 2 && strstr(r.err, "'e'"));
 	CHECK(pfgrep(&r, "-q", "1", name, NULL) == 2 && strstr(r.err, "'q'"));
 	/* A pid file that is not one: procps's exit 1, nothing signaled. */
+	/* --ns of no process: nothing matches, as procps, and we say so. */
+	CHECK(pfgrep(&r, "--ns", "99999999", "-c", name, NULL) == 1);
+	CHECK(strcmp(r.out, "0\n") == 0 && lines(r.err) == 1 &&
+	      strstr(r.err, "no such process"));
 	CHECK(pfkill(&r, "-F", "/nonexistent/pfk.pid", NULL) == 1);
 	CHECK(strncmp(r.err, "pfkill: pidfile not valid\n", 26) == 0);
 	CHECK(nothing_pending(h));
@@ -2258,6 +2262,7 @@ static int t_differential(void)
 		{ 0, { "-P", "%me", "-O", "0", "-c" } },
 		{ 0, { "-P", "%me", "--older", "100000" } },
 		{ 0, { "-P", "%me", "--ns", "%me", "-c" } },
+		{ 0, { "-P", "%me", "--ns", "99999999", "-c" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%ns", "-l" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%ns", "--nslist", "uts", "-c" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "net" } },
