@@ -2370,6 +2370,10 @@ static int t_differential(void)
 		{ true, { 0, { "-0", "-e", "-g", "%pgid" } }, 0,
 		  "pkill -e without a pattern prints an empty name (bug)",
 		  false },
+		{ false, { NEED_TTY, { "-t", "%tty", "-r", "Z", "-c" } }, 1,
+		  "-t with -r or --cgroup: procps 4.0.2 ignores those two "
+		  "when -t is given (fixed in 4.0.3); all criteria apply here",
+		  false },
 		{ false, { 0, { "-P", "%me", "--nslist", "bogus" } }, 2,
 		  "--nslist with an unknown name: procps exits 2 silently",
 		  false },
