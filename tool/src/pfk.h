@@ -106,6 +106,7 @@ struct pfk_proc {
 	size_t argv_len;		/* with keep_argv: raw argv bytes */
 	enum pfk_result result;
 	int err;
+	bool escalated;			/* --then: the second signal reached it */
 };
 
 /* Features of the running kernel, probed once. */

@@ -762,11 +762,15 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static void print_json(const struct pfk_proc *p)
+static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	printf("{\"pid\":%d,\"name\":", (int)p->pid);
 	json_string(p->name);
-	printf(",\"result\":\"%s\"}\n", pfk_result_name(p->result));
+	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
+	/* With --then: was the second signal sent (result tells the end)? */
+	if (ctl->has_then)
+		printf(",\"escalated\":%s", p->escalated ? "true" : "false");
+	puts("}");
 }
 
 /* -Q: procps 4.0.5's shell quoting; controls are '?' (never a new line). */
@@ -845,7 +849,7 @@ static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	if (ctl->json) {
-		print_json(p);
+		print_json(ctl, p);
 		return;
 	}
 	if (ctl->count)
@@ -922,6 +926,26 @@ static void signal_groups(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	free(order);
 }
 
+/* --then: the second signal, said with -e (what else would show it?). */
+static void escalate(struct pfkill_ctl *ctl, struct pfk_proc *p)
+{
+	const char *name = pfk_signal_name(ctl->then_sig);
+
+	if (pfk_signal(p, ctl->then_sig, ctl->scope, &ctl->feat) !=
+	    PFK_ESCALATED)
+		return;
+	p->escalated = true;
+	if (!ctl->echo || ctl->json)
+		return;
+	put_text(ctl, p);
+	if (name)
+		printf(" escalated to SIG%s (pid %d)\n", name, (int)p->pid);
+	else
+		printf(" escalated to signal %d (pid %d)\n", ctl->then_sig,
+		       (int)p->pid);
+	fflush(stdout);
+}
+
 static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		       size_t n)
 {
@@ -957,8 +981,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			/* Only the survivors, through the same handles. */
 			for (size_t i = 0; i < n; i++)
 				if (procs[i].result == PFK_SIGNALED)
-					pfk_signal(&procs[i], ctl->then_sig,
-						   ctl->scope, &ctl->feat);
+					escalate(ctl, &procs[i]);
 			left = pfk_wait(procs, n, t, ctl->scope, &ctl->feat);
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -973,7 +996,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	}
 	if (ctl->json)
 		for (size_t i = 0; i < n; i++)
-			print_json(&procs[i]);
+			print_json(ctl, &procs[i]);
 }
 
 /*
@@ -1009,7 +1032,7 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			warn("waiting for pid %d failed", (int)procs[i].pid);
 		}
 		if (ctl->json)
-			print_json(&procs[i]);
+			print_json(ctl, &procs[i]);
 	}
 }
 

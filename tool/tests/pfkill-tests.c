@@ -1321,14 +1321,34 @@ static int t_e2e_timeout_then(void)
 	unique_name(name, "to");
 	h = spawn(name, &o);
 	CHECK(h > 0);
-	/* TERM is ignored: only the escalation can end it. */
+	/* TERM is ignored: only the escalation can end it, and it says so. */
 	CHECK(pfkill(&r, "--timeout", "100ms", "--then", "KILL", "--json",
 		     "-x", name, NULL) == 0);
 	snprintf(want, sizeof(want),
-		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"exited\"}\n", h, name);
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"exited\","
+		 "\"escalated\":true}\n", h, name);
 	CHECK(strcmp(r.out, want) == 0);
 	CHECK(waitpid(h, &st, WNOHANG) == h);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* -e: the kill line, then the escalation's. */
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "--timeout", "100ms", "--then", "KILL", "-e",
+		     "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%s killed (pid %d)\n%s escalated to "
+		 "SIGKILL (pid %d)\n", name, h, name, h);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(waitpid(h, &st, 0) == h);
+	/* One that exits on TERM is not escalated. */
+	o.ignore_term = false;
+	o.mortal = true;
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "--timeout", "2s", "--then", "KILL", "--json",
+		     "-x", name, NULL) == 0);
+	CHECK(strstr(r.out, "\"result\":\"exited\",\"escalated\":false}"));
+	CHECK(waitpid(h, &st, 0) == h);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
 	return PASS;
 }
 
