@@ -116,6 +116,7 @@ struct pfk_features {
 	bool pidfd_thread;	/* pidfd_open(tid, PIDFD_THREAD) */
 	bool signal_flags;	/* PIDFD_SIGNAL_THREAD/_THREAD_GROUP/_PROCESS_GROUP */
 	bool taskfd_signal;	/* /proc/<pid>/task/<tid> fds are thread handles */
+	bool mrelease;		/* process_mrelease() (5.15) */
 };
 
 void pfk_probe_features(struct pfk_features *f);
@@ -189,6 +190,12 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
  */
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		enum pfk_scope scope, const struct pfk_features *feat);
+
+/*
+ * -m: release the memory of p, which we have sent SIGKILL, through a
+ * pidfd checked against p's handle.  0, or -1 with errno (ESRCH: gone).
+ */
+int pfk_mrelease(struct pfk_proc *p);
 
 const char *pfk_result_name(enum pfk_result r);
 

@@ -71,6 +71,8 @@ struct pfkill_ctl {
 		     shell_quote:1,	/* -Q */
 		     echo:1,
 		     json:1,
+		     quiet:1,		/* --quiet: the exit status only */
+		     mrelease:1,	/* -m */
 		     wait:1,
 		     has_timeout:1,
 		     has_then:1,
@@ -88,6 +90,7 @@ struct pfkill_ctl {
 	size_t ancestor_hits;
 	bool printed;
 	bool count_printed;		/* pfwait -c: before waiting */
+	bool mrelease_failed;		/* -m: exit 1, as procps */
 };
 
 /* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5 where race-free. */
@@ -95,7 +98,7 @@ enum {
 	OPT_SIGNAL = 0x100, OPT_NS, OPT_NSLIST, OPT_CGROUP, OPT_ENV,
 	/* ours */
 	OPT_LIST, OPT_INCLUDE_ANCESTORS, OPT_WAIT, OPT_TIMEOUT, OPT_THEN,
-	OPT_THREAD, OPT_SCOPE, OPT_JSON,
+	OPT_THREAD, OPT_SCOPE, OPT_JSON, OPT_QUIET,
 };
 
 static const struct option procps_opts[] = {
@@ -132,6 +135,7 @@ static const struct option procps_opts[] = {
 	{ "runstates",		required_argument, NULL, 'r' },
 	{ "env",		required_argument, NULL, OPT_ENV },
 	{ "shell-quote",	no_argument,	   NULL, 'Q' },
+	{ "mrelease",		no_argument,	   NULL, 'm' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 };
@@ -145,13 +149,15 @@ static const struct option our_opts[] = {
 	{ "thread",		no_argument,	   NULL, OPT_THREAD },
 	{ "scope",		required_argument, NULL, OPT_SCOPE },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
+	/* procps 4.0.6's; here so that --q and --qu stay 4.0.2's --queue */
+	{ "quiet",		no_argument,	   NULL, OPT_QUIET },
 };
 
 #define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* procps's short options: the mode's own, then the shared ones. */
 static const char pgrep_short[] = "lad:vwQLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
-static const char pkill_short[] = "eq:QLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+static const char pkill_short[] = "eq:mQLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
 static const char pidwait_short[] = "eLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
 
 /*
@@ -223,7 +229,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 " -l, --list-name           list PID and process name\n"
 " -a, --list-full           list PID and full command line\n"
 " -v, --inverse             negates the matching\n"
-" -w, --lightweight         list all TID\n", out);
+" -w, --lightweight         list all TID\n"
+"     --quiet               print nothing, the exit status tells\n", out);
 	else if (ctl->mode == MODE_WAIT)
 		fputs(
 " -e, --echo                display PIDs before waiting\n", out);
@@ -232,7 +239,9 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 " -<sig>, --signal <sig>    signal to send (either number or name)\n"
 " -H, --require-handler     match only if signal handler is present\n"
 " -q, --queue <value>       integer value to be sent with the signal\n"
-" -e, --echo                display what is killed\n", out);
+" -e, --echo                display what is killed\n"
+" -m, --mrelease            release the memory of SIGKILLed processes at once\n",
+		      out);
 	fputs(
 " -c, --count               count of matching processes\n"
 " -f, --full                use full process name to match\n"
@@ -313,10 +322,10 @@ static void print_version(void)
 	       (unsigned long)PIDFD_SIGNAL_THREAD_GROUP,
 	       (unsigned long)PIDFD_SIGNAL_PROCESS_GROUP);
 	printf("kernel: procfd-signal=%s pidfd-open=%s pidfd-thread=%s "
-	       "signal-flags=%s taskfd-signal=%s\n",
+	       "signal-flags=%s taskfd-signal=%s mrelease=%s\n",
 	       f.procfd_signal ? "yes" : "no", f.pidfd_open ? "yes" : "no",
 	       f.pidfd_thread ? "yes" : "no", f.signal_flags ? "yes" : "no",
-	       f.taskfd_signal ? "yes" : "no");
+	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no");
 }
 
 /* List elements, converted as procps does; warnx + exit 2 on a bad one. */
@@ -457,18 +466,27 @@ static bool pidfile_locked(int fd)
 	       (errno == EACCES || errno == EAGAIN);
 }
 
-/* procps 4.0.2's pid file rules: a regular file starting with a pid. */
+/*
+ * procps 4.0.2's pid file rules: a regular file starting with a pid.
+ * "-" is our stdin (procps 4.0.5), which may be a pipe.
+ */
 static void read_pidfile(struct pfkill_ctl *ctl)
 {
+	bool std_in = strcmp(ctl->pidfile, "-") == 0;
 	char buf[12] = "", *end;
 	unsigned long pid;
 	struct stat st;
 	ssize_t n = -1;
 	int fd;
 
-	fd = open(ctl->pidfile, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0 && (!ctl->lock || pidfile_locked(fd)))
+	if (std_in)
+		fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = open(ctl->pidfile, O_RDONLY | O_NOCTTY | O_NONBLOCK |
+			  O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+	    (std_in || (S_ISREG(st.st_mode) && st.st_size > 0)) &&
+	    (!ctl->lock || pidfile_locked(fd)))
 		n = read(fd, buf, sizeof(buf) - 1);
 	if (fd >= 0)
 		close(fd);
@@ -528,6 +546,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		case 'Q': ctl->shell_quote = 1; break;
 		case 'd': ctl->delim = optarg; break;
 		case 'e': ctl->echo = 1; break;
+		case 'm': ctl->mrelease = 1; break;
 		case 'w': f->threads = true; break;
 		case 'A': ctl->ignore_ancestors = 1; break;
 		case 'L': ctl->lock = 1; break;
@@ -617,6 +636,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 					  "or pgroup)", optarg);
 			break;
 		case OPT_JSON: ctl->json = 1; break;
+		case OPT_QUIET: ctl->quiet = 1; break;
 		case 'h': usage(ctl, false);
 		case 'V':
 			print_version();
@@ -649,6 +669,11 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
+	if (ctl->quiet && ctl->mode != MODE_LIST)
+		bad_usage("--quiet is for listing (pfgrep)");
+	/* The kernel releases only the memory of a process being killed. */
+	if (ctl->mrelease && (ctl->sig != SIGKILL || ctl->scope != PFK_SCOPE_PROCESS))
+		bad_usage("-m needs SIGKILL sent to processes");
 	if (ctl->mode == MODE_LIST && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
 		bad_usage("--wait, --timeout and --scope pgroup are for "
 			  "pfkill, not for listing");
@@ -710,6 +735,8 @@ static void require_features(const struct pfkill_ctl *ctl)
 		     "/proc/<pid> fds (Linux 5.1)");
 	if (ctl->wait && !f->pidfd_open)
 		errx(EXIT_FATAL, "--wait needs pidfd_open() (Linux 5.3)");
+	if (ctl->mrelease && !(f->pidfd_open && f->mrelease))
+		errx(EXIT_FATAL, "-m needs process_mrelease() (Linux 5.15)");
 	if (ctl->scope == PFK_SCOPE_THREAD && !f->taskfd_signal &&
 	    !f->pidfd_thread)
 		errx(EXIT_FATAL, "--thread needs thread handles "
@@ -740,7 +767,8 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	if (ctl->mode == MODE_WAIT)
 		per_handle += 1 + ctl->filter.thread_tgid_fd;
 	else if (ctl->mode == MODE_KILL)
-		per_handle += ctl->wait + (ctl->scope != PFK_SCOPE_PROCESS) +
+		per_handle += (ctl->wait || ctl->mrelease) +
+			      (ctl->scope != PFK_SCOPE_PROCESS) +
 			      ctl->filter.thread_tgid_fd;
 	open_max = (open_max - 32) / per_handle;
 	return open_max > 0 ? (size_t)open_max : 1;
@@ -852,7 +880,7 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		print_json(ctl, p);
 		return;
 	}
-	if (ctl->count)
+	if (ctl->count || ctl->quiet)
 		return;
 	if (ctl->printed)
 		fputs(ctl->delim, stdout);
@@ -972,6 +1000,15 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	for (size_t i = 0; i < n; i++)
 		report_signal(ctl, &procs[i]);
 	fflush(stdout);
+	/* -m: as procps 4.0.6, each killed process's memory, now. */
+	for (size_t i = 0; ctl->mrelease && i < n; i++) {
+		if (procs[i].result != PFK_SIGNALED ||
+		    pfk_mrelease(&procs[i]) == 0 || errno == ESRCH)
+			continue;
+		warn("pid %d killed, but process_mrelease failed",
+		     (int)procs[i].pid);
+		ctl->mrelease_failed = true;
+	}
 
 	if (ctl->wait) {
 		long t = ctl->has_timeout ? ctl->timeout_ms : -1;
@@ -1077,7 +1114,7 @@ static int run(struct pfkill_ctl *ctl)
 	if (ctl->printed)
 		putchar('\n');
 	/* pkill counts what matched, not what it could signal. */
-	if (ctl->count && !ctl->json && !ctl->count_printed)
+	if (ctl->count && !ctl->json && !ctl->count_printed && !ctl->quiet)
 		printf("%zu\n", ctl->matched);
 	if (fflush(stdout) != 0)
 		err(EXIT_FATAL, "write error");
@@ -1095,7 +1132,7 @@ static int run(struct pfkill_ctl *ctl)
 		warnx("only ancestors of this pfkill matched (%zu), none "
 		      "signaled; --include-ancestors would signal them",
 		      ctl->ancestor_hits);
-	if (!ctl->signaled || ctl->alive)
+	if (!ctl->signaled || ctl->alive || ctl->mrelease_failed)
 		return EXIT_NOMATCH;
 	return EXIT_MATCH;
 }

@@ -438,8 +438,9 @@ static bool cgroup_match(struct pfk_scan *scan, int dirfd)
 }
 
 /*
- * --env as procps: NAME=VALUE must equal an entry; a word without '='
- * matches every entry it begins (so "PATH" also matches "PATHX=1").
+ * --env: NAME=VALUE must equal an entry; a bare NAME matches the entry of
+ * that very name, as procps's master branch does.  (4.0.5 matched every
+ * entry it began, so "PATH" also took "PATHX=1": too wide to signal by.)
  */
 static bool env_match(struct pfk_scan *scan, int dirfd)
 {
@@ -454,8 +455,10 @@ static bool env_match(struct pfk_scan *scan, int dirfd)
 		for (size_t k = 0; k < want->n; k++) {
 			const char *w = want->v[k];
 
+			size_t len = strlen(w);
+
 			if (strchr(w, '=') ? strcmp(e, w) == 0
-					   : strncmp(e, w, strlen(w)) == 0)
+					   : strncmp(e, w, len) == 0 && e[len] == '=')
 				return true;
 		}
 	}

@@ -32,6 +32,9 @@
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
 #endif
+#ifndef __NR_process_mrelease
+#define __NR_process_mrelease 448
+#endif
 
 #ifdef HAVE_SYS_PIDFD_H
 #define sys_pidfd_open pidfd_open
@@ -77,6 +80,10 @@ void pfk_probe_features(struct pfk_features *f)
 	if (sys_pidfd_send_signal(-1, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0 &&
 	    errno == EBADF)
 		f->signal_flags = true;
+
+	/* Like the flags: a kernel that has it looks at the fd (EBADF). */
+	if (syscall(__NR_process_mrelease, -1, 0) < 0 && errno == EBADF)
+		f->mrelease = true;
 
 	/* Old kernels refuse a task directory with EBADF. */
 	fd = open("/proc/thread-self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -175,6 +182,13 @@ static int open_group_leader(struct pfk_proc *p)
 	}
 	p->group_fd = fd;
 	return 0;
+}
+
+int pfk_mrelease(struct pfk_proc *p)
+{
+	if (open_pidfd(p, false) < 0)
+		return -1;
+	return syscall(__NR_process_mrelease, p->pidfd, 0);
 }
 
 static enum pfk_result set_result(struct pfk_proc *p, int r)

@@ -47,6 +47,7 @@ static char self_path[PATH_MAX];
 static char *skip_reason;		/* shared with the test children */
 static unsigned int name_seq;
 static bool emulate_old_kernel;		/* run pfkill under old_kernel_filter */
+static int run_stdin = -1;		/* >= 0: pfkill's stdin */
 
 #define diag(...) do { printf("# " __VA_ARGS__); putchar('\n'); } while (0)
 
@@ -330,6 +331,8 @@ static int run_prog(struct run *r, const char *prog, long nofile,
 
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
+		if (run_stdin >= 0)
+			dup2(run_stdin, 0);
 		if (emulate_old_kernel && old_kernel_filter() < 0)
 			_exit(126);
 		execv(prog, argv);
@@ -1578,6 +1581,8 @@ static int t_e2e_bad_input(void)
 		{ { "--scope", "pgroup", "--lightweight" }, "pfkill: --scope pgroup and -w" },
 		{ { "--scope", "nope" }, "pfkill: invalid scope: nope" },
 		{ { "extra_pattern" }, "pfkill: only one pattern can be provided" },
+		{ { "-m" }, "pfkill: -m needs SIGKILL sent to processes" },
+		{ { "--quiet" }, "pfkill: --quiet is for listing (pfgrep)" },
 	};
 	char name[16];
 	struct run r;
@@ -2476,6 +2481,68 @@ static int t_differential(void)
 	return failed ? FAIL : PASS;
 }
 
+/* From procps after 4.0.2: --quiet, -F -, --env NAME, pkill -m. */
+static int t_e2e_newer_procps(void)
+{
+	struct helper_opts o = { .ruid = -1, .euid = -1, .rgid = -1,
+				 .env = "PFKE_X=1" };
+	char name[16], pid[16];
+	struct run r;
+	int in;
+	pid_t h;
+
+	unique_name(name, "np");
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	itoa_buf(pid, h);
+	/* --quiet: nothing on stdout, the status tells. */
+	CHECK(pfgrep(&r, "--quiet", "-x", name, NULL) == 0 && !r.out[0]);
+	CHECK(pfgrep(&r, "--quiet", "-c", "-x", "nomatch", NULL) == 1 &&
+	      !r.out[0]);
+	/* --q is still 4.0.2's --queue, not ambiguous */
+	CHECK(pfkill(&r, "-USR1", "--q", "3", "-x", name, NULL) == 0);
+	/* --env: a bare name is that variable, not a prefix. */
+	CHECK(pfgrep(&r, "--env", "PFKE", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "--env", "PFKE_X", "-x", name, NULL) == 0 &&
+	      lists_pid(r.out, h));
+	CHECK(pfgrep(&r, "--env", "PFKE_X=1", "-x", name, NULL) == 0);
+	CHECK(pfgrep(&r, "--env", "PFKE_X=", "-x", name, NULL) == 1);
+	/* -F -: the pid from stdin (a pipe here, not a regular file). */
+	in = memfd_create("pid", MFD_CLOEXEC);
+	CHECK(in >= 0 && write(in, pid, strlen(pid)) > 0 &&
+	      lseek(in, 0, SEEK_SET) == 0);
+	run_stdin = in;
+	pfgrep(&r, "-F", "-", NULL);
+	run_stdin = -1;
+	close(in);
+	CHECK(r.status == 0 && lists_pid(r.out, h) && lines(r.out) == 1);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+
+	/*
+	 * -m: SIGKILL, then process_mrelease() through the handle.  Like
+	 * procps, a kernel that refuses the release is a warning and exit
+	 * 1; the process is killed either way.
+	 */
+	o = (struct helper_opts){ .ruid = -1, .euid = -1, .rgid = -1 };
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	pfkill(&r, "-m", "-KILL", "-x", name, NULL);
+	if (r.status == 3)
+		CHECK(lines(r.err) == 1 && strstr(r.err, "process_mrelease"));
+	else if (r.status == 1)
+		CHECK(lines(r.err) == 1 &&
+		      strstr(r.err, "killed, but process_mrelease failed"));
+	else
+		CHECK(r.status == 0 && !r.err[0]);
+	int st;
+	CHECK(waitpid(h, &st, 0) == h);
+	CHECK(r.status == 3 || (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL));
+	if (r.status == 3)
+		reap(h);
+	return PASS;
+}
+
 /* On a kernel without PIDFD_THREAD / PIDFD_SIGNAL_*: clear refusals. */
 static int t_e2e_old_kernel(void)
 {
@@ -2553,6 +2620,7 @@ static const struct {
 	{ "e2e_batches", t_e2e_batches },
 	{ "e2e_old_kernel_degrades", t_e2e_old_kernel },
 	{ "e2e_help_version", t_e2e_help_version },
+	{ "e2e_newer_procps", t_e2e_newer_procps },
 	{ "e2e_bad_input", t_e2e_bad_input },
 	{ "differential_procps", t_differential },
 };
