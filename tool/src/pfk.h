@@ -68,6 +68,8 @@ struct pfk_filter {
 	bool keep_argv;			/* -a -Q: the raw argv, NUL-separated */
 	enum pfk_pick pick;		/* -n / -o */
 	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty, pid;
+	/* -p PID:STARTTIME: pairs, index by index (a checked identity) */
+	struct pfk_ids ident_pid, ident_start;
 	bool tty_given;			/* -t: even if no name resolved */
 	const char *runstates;		/* -r: stat state letters */
 	long older;			/* -O: seconds, 0 = off */

@@ -72,6 +72,7 @@ struct pfkill_ctl {
 		     echo:1,
 		     json:1,
 		     quiet:1,		/* --quiet: the exit status only */
+		     identity:1,	/* --format pid:starttime */
 		     mrelease:1,	/* -m */
 		     wait:1,
 		     has_timeout:1,
@@ -98,7 +99,7 @@ enum {
 	OPT_SIGNAL = 0x100, OPT_NS, OPT_NSLIST, OPT_CGROUP, OPT_ENV,
 	/* ours */
 	OPT_LIST, OPT_INCLUDE_ANCESTORS, OPT_WAIT, OPT_TIMEOUT, OPT_THEN,
-	OPT_THREAD, OPT_SCOPE, OPT_JSON, OPT_QUIET,
+	OPT_THREAD, OPT_SCOPE, OPT_JSON, OPT_QUIET, OPT_FORMAT,
 };
 
 static const struct option procps_opts[] = {
@@ -151,6 +152,7 @@ static const struct option our_opts[] = {
 	{ "json",		no_argument,	   NULL, OPT_JSON },
 	/* procps 4.0.6's; here so that --q and --qu stay 4.0.2's --queue */
 	{ "quiet",		no_argument,	   NULL, OPT_QUIET },
+	{ "format",		required_argument, NULL, OPT_FORMAT },
 };
 
 #define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
@@ -287,6 +289,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "                           each match's thread or its process group\n"
 "     --thread              match threads; with pfkill, --scope thread\n"
 "     --json                one JSON object per process: pid, name, result\n"
+"     --format pid:starttime  list PID:STARTTIME, an identity that\n"
+"                           -p PID:STARTTIME checks (a recycled PID fails)\n"
 "\n"
 " -h, --help     display this help and exit\n"
 " -V, --version  output version and kernel features and exit\n"
@@ -329,7 +333,8 @@ static void print_version(void)
 }
 
 /* List elements, converted as procps does; warnx + exit 2 on a bad one. */
-enum list_kind { L_USER, L_GROUP, L_PGRP, L_SID, L_NUM, L_TTY, L_STR, L_NS };
+enum list_kind { L_USER, L_GROUP, L_PGRP, L_SID, L_NUM, L_TTY, L_STR, L_NS,
+		 L_PID };
 
 static void add_id(struct pfk_ids *ids, unsigned long v)
 {
@@ -347,7 +352,9 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 		[L_SID] = "invalid session id: %s",
 		[L_NUM] = "not a number: %s",
 		[L_NS] = "unknown namespace: %s",
+		[L_PID] = "not a number: %s",
 	};
+	const char *colon;
 	unsigned long v;
 	long n;
 	int i;
@@ -368,6 +375,27 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 			n = getpgrp();
 		else if (n == 0 && kind == L_SID)
 			n = getsid(0);
+		add_id(dst, (unsigned long)n);
+		return;
+	case L_PID:
+		/* PID:STARTTIME, as --format pid:starttime prints it */
+		colon = strchr(tok, ':');
+		if (colon) {
+			char *pid = strndup(tok, colon - tok);
+			unsigned long start;
+
+			if (!pid)
+				err(EXIT_FATAL, "out of memory");
+			if (pfk_parse_long(pid, &n) < 0 ||
+			    pfk_parse_ulong(colon + 1, ULONG_MAX, &start) < 0)
+				bad_usage(msg[kind], tok);
+			free(pid);
+			add_id(&ctl->filter.ident_pid, (unsigned long)n);
+			add_id(&ctl->filter.ident_start, start);
+			return;
+		}
+		if (pfk_parse_long(tok, &n) < 0)
+			bad_usage(msg[kind], tok);
 		add_id(dst, (unsigned long)n);
 		return;
 	case L_TTY:
@@ -568,7 +596,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		case 'g': parse_list(ctl, L_PGRP, optarg, &f->pgrp); ctl->criteria++; break;
 		case 's': parse_list(ctl, L_SID, optarg, &f->session); ctl->criteria++; break;
 		case 'P': parse_list(ctl, L_NUM, optarg, &f->ppid); ctl->criteria++; break;
-		case 'p': parse_list(ctl, L_NUM, optarg, &f->pid); ctl->criteria++; break;
+		case 'p': parse_list(ctl, L_PID, optarg, &f->pid); ctl->criteria++; break;
 		case 't':
 			parse_list(ctl, L_TTY, optarg, &f->tty);
 			f->tty_given = true;
@@ -637,6 +665,13 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 			break;
 		case OPT_JSON: ctl->json = 1; break;
 		case OPT_QUIET: ctl->quiet = 1; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pid:starttime") == 0)
+				ctl->identity = 1;
+			else if (strcmp(optarg, "pid") != 0)
+				bad_usage("invalid format: %s (pid or "
+					  "pid:starttime)", optarg);
+			break;
 		case 'h': usage(ctl, false);
 		case 'V':
 			print_version();
@@ -650,7 +685,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		errx(EXIT_USAGE, "-L without -F makes no sense\nTry `%s --help' "
 		     "for more information.", program_invocation_short_name);
 	if (ctl->pidfile) {
-		if (f->pid.n)
+		if (f->pid.n || f->ident_pid.n)
 			errx(EXIT_NOMATCH, "Cannot use pidfile and pid option "
 			     "together\nTry `%s --help' for more information.",
 			     program_invocation_short_name);
@@ -669,8 +704,8 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if (ctl->quiet && ctl->mode != MODE_LIST)
-		bad_usage("--quiet is for listing (pfgrep)");
+	if ((ctl->quiet || ctl->identity) && ctl->mode != MODE_LIST)
+		bad_usage("--quiet and --format are for listing (pfgrep)");
 	/* The kernel releases only the memory of a process being killed. */
 	if (ctl->mrelease && (ctl->sig != SIGKILL || ctl->scope != PFK_SCOPE_PROCESS))
 		bad_usage("-m needs SIGKILL sent to processes");
@@ -886,6 +921,8 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		fputs(ctl->delim, stdout);
 	ctl->printed = true;
 	printf("%d", (int)p->pid);
+	if (ctl->identity)
+		printf(":%llu", p->starttime);
 	if (ctl->list_name || ctl->list_full) {
 		putchar(' ');
 		put_text(ctl, p);

@@ -154,7 +154,8 @@ void pfk_filter_free(struct pfk_filter *flt)
 {
 	struct pfk_ids *lists[] = { &flt->euid, &flt->ruid, &flt->rgid,
 				    &flt->pgrp, &flt->session, &flt->ppid,
-				    &flt->tty, &flt->pid };
+				    &flt->tty, &flt->pid, &flt->ident_pid,
+				    &flt->ident_start };
 	struct pfk_strs *strs[] = { &flt->cgroup, &flt->env };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -476,6 +477,21 @@ static bool ns_match(const struct pfk_filter *flt, int dirfd)
 	return true;
 }
 
+/*
+ * -p: a plain PID, or PID:STARTTIME as pfgrep --format pid:starttime
+ * prints it, which a process that got the PID later does not have.
+ */
+static bool pid_match(const struct pfk_filter *flt, const struct pfk_proc *p)
+{
+	if (pfk_ids_has(&flt->pid, p->tgid))
+		return true;
+	for (size_t i = 0; i < flt->ident_pid.n; i++)
+		if (flt->ident_pid.v[i] == (unsigned long)p->tgid &&
+		    flt->ident_start.v[i] == p->starttime)
+			return true;
+	return false;
+}
+
 /* stat's starttime against /proc/uptime, as procps's ELAPSED. */
 static bool older_match(const struct pfk_scan *scan, const struct pfk_proc *p)
 {
@@ -503,7 +519,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 
 	if (flt->ppid.n && !pfk_ids_has(&flt->ppid, ppid))
 		m = false;
-	if (m && flt->pid.n && !pfk_ids_has(&flt->pid, p->tgid))
+	if (m && (flt->pid.n || flt->ident_pid.n) && !pid_match(flt, p))
 		m = false;
 	if (m && flt->pgrp.n && !pfk_ids_has(&flt->pgrp, p->pgrp))
 		m = false;

@@ -1582,7 +1582,7 @@ static int t_e2e_bad_input(void)
 		{ { "--scope", "nope" }, "pfkill: invalid scope: nope" },
 		{ { "extra_pattern" }, "pfkill: only one pattern can be provided" },
 		{ { "-m" }, "pfkill: -m needs SIGKILL sent to processes" },
-		{ { "--quiet" }, "pfkill: --quiet is for listing (pfgrep)" },
+		{ { "--quiet" }, "pfkill: --quiet and --format are for listing" },
 	};
 	char name[16];
 	struct run r;
@@ -2481,6 +2481,67 @@ static int t_differential(void)
 	return failed ? FAIL : PASS;
 }
 
+/* Field 22 of /proc/<pid>/stat: start time in clock ticks after boot. */
+static unsigned long long starttime_of(pid_t pid)
+{
+	char path[40], buf[1024], *s;
+	unsigned long long v = 0;
+	int fd, i;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	s = strrchr(buf, ')');
+	for (i = 2; s && i < 22; i++)
+		s = strchr(s + 1, ' ');
+	if (s)
+		v = strtoull(s + 1, NULL, 10);
+	return v;
+}
+
+/*
+ * --format pid:starttime hands an identity to a later pfkill -p, which
+ * refuses a process with that PID but another start time (a recycled
+ * PID has a later one).
+ */
+static int t_e2e_identity(void)
+{
+	char name[16], want[64], wrong[64];
+	unsigned long long st;
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "id");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	st = starttime_of(h);
+	CHECK(st > 0);
+	snprintf(want, sizeof(want), "%d:%llu\n", h, st);
+	CHECK(pfgrep(&r, "--format", "pid:starttime", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfgrep(&r, "--format", "pid", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, h));
+	/* A start time it does not have: as if the PID had been recycled. */
+	snprintf(wrong, sizeof(wrong), "%d:%llu", h, st + 1);
+	CHECK(pfkill(&r, "-USR1", "-p", wrong, NULL) == 1);
+	CHECK(nothing_pending(h));
+	want[strlen(want) - 1] = '\0';
+	CHECK(pfkill(&r, "-USR1", "-p", want, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	/* Mixed with a plain PID in one list; junk after the colon. */
+	CHECK(pfgrep(&r, "-p", "1,", NULL) == 2);
+	snprintf(wrong, sizeof(wrong), "%d:1x", h);
+	CHECK(pfgrep(&r, "-p", wrong, NULL) == 2 && lines(r.err) == 1 &&
+	      strstr(r.err, "not a number"));
+	CHECK(pfgrep(&r, "--format", "pid,comm", "-x", name, NULL) == 2);
+	reap(h);
+	return PASS;
+}
+
 /* From procps after 4.0.2: --quiet, -F -, --env NAME, pkill -m. */
 static int t_e2e_newer_procps(void)
 {
@@ -2621,6 +2682,7 @@ static const struct {
 	{ "e2e_old_kernel_degrades", t_e2e_old_kernel },
 	{ "e2e_help_version", t_e2e_help_version },
 	{ "e2e_newer_procps", t_e2e_newer_procps },
+	{ "e2e_identity", t_e2e_identity },
 	{ "e2e_bad_input", t_e2e_bad_input },
 	{ "differential_procps", t_differential },
 };
