@@ -56,8 +56,9 @@ int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out)
 /*
  * procps's rules: an optional "SIG" prefix, names in any case (CLD, IO, IOT,
  * EXIT and NULL included), RTMIN, RTMIN+N, or a number strtol() takes as a
- * whole; anything with a value up to 127 - SIGRTMIN counts.  We add RTMAX
- * and RTMAX-N.  Range checking is pfk_parse_signal()'s business.
+ * whole; anything with a value up to 127 - SIGRTMIN counts.  RTMAX and
+ * RTMAX-N as procps 4.0.5 takes them.  Range checking is
+ * pfk_parse_signal()'s business.
  */
 int pfk_signal_word(const char *s)
 {

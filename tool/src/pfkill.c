@@ -1110,10 +1110,13 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	}
 }
 
-/* procps warns when a name pattern cannot match a 15-byte comm. */
+/*
+ * procps warns when a name pattern cannot match a 15-byte comm; 4.0.2
+ * for every pattern that long (later versions spare ones with | or [).
+ */
 static bool long_name_pattern(const char *p)
 {
-	return p && strlen(p) > 15 && !strpbrk(p, "|[");
+	return p && strlen(p) > 15;
 }
 
 static int run(struct pfkill_ctl *ctl)

@@ -2347,6 +2347,9 @@ static int t_differential(void)
 		{ 0, { "-F", "%badpf" } },
 		{ 0, { "-F", "%pf", "-L" } },
 		{ 0, { "-P", "%me", "-e" } },
+		/* procps 4.0.2 warns for these long patterns too */
+		{ 0, { "-P", "%me", "-x", "pkverylongname12|x" } },
+		{ 0, { "-P", "%me", "[p]kverylongname12" } },
 	};
 	static const struct row bad_kill_rows[] = {
 		{ 0, { "-0", "-P", "%me", "-l", "pk" } },
