@@ -38,7 +38,7 @@
 #include "pfk.h"
 
 #ifndef PFK_VERSION
-#define PFK_VERSION "0.1"
+#define PFK_VERSION "0.2"
 #endif
 
 enum {
