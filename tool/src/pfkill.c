@@ -792,6 +792,12 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	struct rlimit rl;
 	long open_max, per_handle = 1;
 
+	/*
+	 * Listing holds nothing past the print: a small batch keeps the
+	 * process table out of our memory and our fd table small.
+	 */
+	if (ctl->mode == MODE_LIST)
+		return 256;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 1 << 20 : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);

@@ -176,7 +176,12 @@ void pfk_filter_free(struct pfk_filter *flt)
 	flt->has_pattern = false;
 }
 
-/* Read a whole file below dirfd into *buf (NUL-terminated); length or -1. */
+/*
+ * Read a whole file below dirfd into *buf (NUL-terminated); length or -1.
+ * A read that returns less than asked is the end: procfs hands out a
+ * seq_file record or a command line in one go, so waiting for the 0 of
+ * a second read would cost a syscall per process for nothing.
+ */
 static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 {
 	size_t len = 0;
@@ -209,16 +214,16 @@ static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 			errno = e;
 			return -1;
 		}
-		if (r == 0)
-			break;
 		len += r;
+		if ((size_t)r < *bufsz - (len - r) - 1)
+			break;		/* short read (or 0): the end */
 	}
 	close(fd);
 	(*buf)[len] = '\0';
 	return len;
 }
 
-/* Small files (stat, status) fit a stack buffer; read once, then to EOF. */
+/* Small files (stat, status) fit a stack buffer; to EOF as read_at(). */
 static ssize_t read_small_at(int dirfd, const char *name, char *buf,
 			     size_t size)
 {
@@ -233,12 +238,13 @@ static ssize_t read_small_at(int dirfd, const char *name, char *buf,
 		r = read(fd, buf + len, size - len - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			if (r < 0)
-				len = (size_t)-1;
+		if (r < 0) {
+			len = (size_t)-1;
 			break;
 		}
 		len += r;
+		if ((size_t)r < size - (len - r) - 1)
+			break;		/* short read (or 0): the end */
 	}
 	close(fd);
 	if (len == (size_t)-1)
