@@ -250,6 +250,11 @@ int main(int argc, char **argv)
 		};
 		static const char *const modes[5] = { "list", "kill", "count",
 						      "full", "listfull" };
+		/* Wall-time rows (count is as list there), labels as plotted. */
+		static const struct { int pair; const char *a, *b; } wall[4] = {
+			{ 0, "pfgrep", "pgrep" }, { 1, "pfkill -URG", "pkill -URG" },
+			{ 3, "pfgrep -f", "pgrep -f" }, { 4, "pfgrep -a", "pgrep -a" },
+		};
 		char bname[32], out[256];
 
 		if (n <= have)
@@ -261,18 +266,14 @@ int main(int argc, char **argv)
 		}
 		have = n;
 
-		snprintf(bname, sizeof(bname), "tools.list.%d", n);
-		bench_pair(bname, (struct bench_side){ "pfgrep", op_run, &cmds[0] },
-			   (struct bench_side){ "pgrep", op_run, &cmds[1] });
-		snprintf(bname, sizeof(bname), "tools.kill.%d", n);
-		bench_pair(bname, (struct bench_side){ "pfkill -URG", op_run, &cmds[2] },
-			   (struct bench_side){ "pkill -URG", op_run, &cmds[3] });
-		snprintf(bname, sizeof(bname), "tools.full.%d", n);
-		bench_pair(bname, (struct bench_side){ "pfgrep -f", op_run, &cmds[6] },
-			   (struct bench_side){ "pgrep -f", op_run, &cmds[7] });
-		snprintf(bname, sizeof(bname), "tools.listfull.%d", n);
-		bench_pair(bname, (struct bench_side){ "pfgrep -a", op_run, &cmds[8] },
-			   (struct bench_side){ "pgrep -a", op_run, &cmds[9] });
+		for (i = 0; i < 4; i++) {
+			int k = wall[i].pair;
+
+			snprintf(bname, sizeof(bname), "tools.%s.%d", modes[k], n);
+			bench_pair(bname,
+				   (struct bench_side){ wall[i].a, op_run, &cmds[2 * k] },
+				   (struct bench_side){ wall[i].b, op_run, &cmds[2 * k + 1] });
+		}
 		for (i = 0; i < 5; i++) {
 			snprintf(bname, sizeof(bname), "%s.%d", modes[i], n);
 			usage_pair(bname, &cmds[2 * i], &cmds[2 * i + 1]);

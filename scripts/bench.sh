@@ -144,7 +144,7 @@ function num(v) { return v ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 $1 == "patched" && $2 ~ /^pgroup\./ && num($5) && num($6) && num($7) {
 	n = substr($2, 8); pg[n] = $5; pglo[n] = $6; pghi[n] = $7
 }
-$1 == "host" && $2 ~ /^tools\./ && num($8) && num($9) {
+$1 == "host" && $2 ~ /^tools\.(list|kill)\.[0-9]+$/ && num($8) && num($9) {
 	split($2, f, "."); n = f[3]
 	t[$3, n] = $8 / 1e6; t[$4, n] = $9 / 1e6
 	if ($8 / 1e6 > tmax) tmax = $8 / 1e6
