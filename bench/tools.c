@@ -15,6 +15,11 @@
  * processes serve every round. With -s, every command also runs once
  * per size under `strace -f -c -o DIR/<tool>-<n>.txt`.
  *
+ * Besides wall time per run (tools.<mode>.<n>), each mode gets two rows
+ * from the kernel's own accounting of the child (wait4): tools.cpu.* is
+ * user+system CPU time, tools.rss.* peak RSS, A/B per round as usual.
+ * Modes: list (-x), count (-c), full (-f), listfull (-a), kill (-URG).
+ *
  * In the guest a run at 5000 takes seconds under TCG, so the sizes can
  * come from the kernel command line, pidfd.bench_tools=100,1000 or
  * =none (scripts/bench.sh runs them in the patched boot only), or from
@@ -22,14 +27,20 @@
  */
 #include "bench.h"
 
+#include <sys/resource.h>
+
 struct cmd {
 	const char *tool;	/* short name for files and labels */
 	char *argv[12];
 	long expect_lines;	/* -1: do not count */
 };
 
+/* CPU time (ns) and peak RSS (KiB) of the last run(), from wait4(). */
+static double last_cpu_ns, last_rss_kib;
+
 static int run(struct cmd *c, const char *strace, const char *out)
 {
+	struct rusage ru;
 	char buf[65536], *argv[20];
 	long lines = 0;
 	int p[2], status, i, a = 0;
@@ -60,8 +71,11 @@ static int run(struct cmd *c, const char *strace, const char *out)
 		for (i = 0; i < n; i++)
 			lines += buf[i] == '\n';
 	close(p[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
 		return -1;
+	last_cpu_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+	last_rss_kib = ru.ru_maxrss;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 	    (c->expect_lines >= 0 && lines != c->expect_lines)) {
 		fprintf(stderr, "%s: status %#x, %ld lines (want %ld)\n",
@@ -79,6 +93,68 @@ static int op_run(void *ctx, long n)
 		if (run(ctx, NULL, NULL))
 			return -1;
 	return 0;
+}
+
+/*
+ * CPU time and peak RSS of A against B: rounds of one run each, in
+ * alternating order, the kernel's accounting of each child.  Two rows,
+ * tools.cpu.<what> and tools.rss.<what>, in bench_pair()'s format (the
+ * "ns" columns hold ns of CPU and KiB).  A run's CPU time is a few
+ * clock ticks at most sizes, hence the median of 3 runs per side.
+ */
+static void usage_pair(const char *what, struct cmd *a, struct cmd *b)
+{
+	double cpu[2][BENCH_MAX_ROUNDS], rss[2][BENCH_MAX_ROUNDS];
+	double rc[BENCH_MAX_ROUNDS], rr[BENCH_MAX_ROUNDS];
+	int rounds = bench_rounds ? bench_rounds : 7, r, k, side;
+	char name[2][48];
+
+	snprintf(name[0], sizeof(name[0]), "tools.cpu.%s", what);
+	snprintf(name[1], sizeof(name[1]), "tools.rss.%s", what);
+	if (rounds > BENCH_MAX_ROUNDS)
+		rounds = BENCH_MAX_ROUNDS;
+	for (r = 0; r < rounds; r++) {
+		for (k = 0; k < 2; k++) {
+			struct cmd *c = (k ^ r) & 1 ? b : a;
+			double v[3], m[3];
+
+			side = c == b;
+			for (int i = 0; i < 3; i++) {
+				if (run(c, NULL, NULL)) {
+					bench_na(name[0], a->argv[0], b->argv[0], strerror(errno));
+					bench_na(name[1], a->argv[0], b->argv[0], strerror(errno));
+					return;
+				}
+				v[i] = last_cpu_ns;
+				m[i] = last_rss_kib;
+			}
+			cpu[side][r] = median(v, 3);
+			rss[side][r] = median(m, 3);
+		}
+		/* A run under one clock tick reads as 0: count it as half a tick. */
+		for (side = 0; side < 2; side++)
+			if (cpu[side][r] <= 0)
+				cpu[side][r] = 0.5e9 / sysconf(_SC_CLK_TCK);
+		rc[r] = cpu[0][r] / cpu[1][r];
+		rr[r] = rss[0][r] / rss[1][r];
+	}
+	for (k = 0; k < 2; k++) {
+		double *ratio = k ? rr : rc, lo = ratio[0], hi = ratio[0];
+		double ma = median(k ? rss[0] : cpu[0], rounds);
+		double mb = median(k ? rss[1] : cpu[1], rounds);
+
+		for (r = 1; r < rounds; r++) {
+			lo = ratio[r] < lo ? ratio[r] : lo;
+			hi = ratio[r] > hi ? ratio[r] : hi;
+		}
+		printf("# bench: %s,%s,%s,%.4f,%.4f,%.4f,%.0f,%.0f\n", name[k],
+		       a->tool, b->tool, median(ratio, rounds), lo, hi, ma, mb);
+		printf("%-28s %-30s %10.0f %s vs %-12s %10.0f  ratio %.3f [%.3f..%.3f]\n",
+		       name[k], a->tool, ma, k ? "KiB" : "ns cpu", b->tool, mb,
+		       median(ratio, rounds), lo, hi);
+		fflush(stdout);
+		bench_smoke_case(name[k], 1, NULL);
+	}
 }
 
 /* Start children up to @want, each renamed to @name before we go on. */
@@ -155,11 +231,29 @@ int main(int argc, char **argv)
 	for (size = strtok_r(sizes_arg, ",", &save); size;
 	     size = strtok_r(NULL, ",", &save)) {
 		int n = atoi(size);
-		struct cmd cmds[4] = {
+		/*
+		 * Pairs: ours then procps's, per mode.  The children are
+		 * forks of us, so with -f their command line is ours: "."
+		 * under -P selects them all and reads each one.
+		 */
+		struct cmd cmds[10] = {
 			{ "pfgrep", { (char *)pfkill, "--list", "-x", "-P", ppid, pat }, n },
 			{ "pgrep", { (char *)pgrep, "-x", "-P", ppid, pat }, n },
 			{ "pfkill", { (char *)pfkill, "-URG", "-x", "-P", ppid, pat }, 0 },
 			{ "pkill", { (char *)pkill, "-URG", "-x", "-P", ppid, pat }, 0 },
+			{ "pfgrep-c", { (char *)pfkill, "--list", "-c", "-x", "-P", ppid, pat }, 1 },
+			{ "pgrep-c", { (char *)pgrep, "-c", "-x", "-P", ppid, pat }, 1 },
+			{ "pfgrep-f", { (char *)pfkill, "--list", "-f", "-P", ppid, "." }, n },
+			{ "pgrep-f", { (char *)pgrep, "-f", "-P", ppid, "." }, n },
+			{ "pfgrep-a", { (char *)pfkill, "--list", "-a", "-x", "-P", ppid, pat }, n },
+			{ "pgrep-a", { (char *)pgrep, "-a", "-x", "-P", ppid, pat }, n },
+		};
+		static const char *const modes[5] = { "list", "kill", "count",
+						      "full", "listfull" };
+		/* Wall-time rows (count is as list there), labels as plotted. */
+		static const struct { int pair; const char *a, *b; } wall[4] = {
+			{ 0, "pfgrep", "pgrep" }, { 1, "pfkill -URG", "pkill -URG" },
+			{ 3, "pfgrep -f", "pgrep -f" }, { 4, "pfgrep -a", "pgrep -a" },
 		};
 		char bname[32], out[256];
 
@@ -172,12 +266,18 @@ int main(int argc, char **argv)
 		}
 		have = n;
 
-		snprintf(bname, sizeof(bname), "tools.list.%d", n);
-		bench_pair(bname, (struct bench_side){ "pfgrep", op_run, &cmds[0] },
-			   (struct bench_side){ "pgrep", op_run, &cmds[1] });
-		snprintf(bname, sizeof(bname), "tools.kill.%d", n);
-		bench_pair(bname, (struct bench_side){ "pfkill -URG", op_run, &cmds[2] },
-			   (struct bench_side){ "pkill -URG", op_run, &cmds[3] });
+		for (i = 0; i < 4; i++) {
+			int k = wall[i].pair;
+
+			snprintf(bname, sizeof(bname), "tools.%s.%d", modes[k], n);
+			bench_pair(bname,
+				   (struct bench_side){ wall[i].a, op_run, &cmds[2 * k] },
+				   (struct bench_side){ wall[i].b, op_run, &cmds[2 * k + 1] });
+		}
+		for (i = 0; i < 5; i++) {
+			snprintf(bname, sizeof(bname), "%s.%d", modes[i], n);
+			usage_pair(bname, &cmds[2 * i], &cmds[2 * i + 1]);
+		}
 
 		for (i = 0; strace && i < 4; i++) {
 			snprintf(out, sizeof(out), "%s/%s-%d.txt", dir, cmds[i].tool, n);

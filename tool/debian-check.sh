@@ -112,14 +112,23 @@ root=$work/root
 dpkg -x "$deb" "$root"
 bin=$root/usr/bin
 
-want="usr/bin/pfkill usr/bin/pfgrep usr/share/man/man1/pfkill.1.gz
-	usr/share/man/man1/pfgrep.1.gz usr/share/bash-completion/completions/pfkill
-	usr/share/bash-completion/completions/pfgrep usr/share/doc/pfkill/copyright"
+want="usr/bin/pfkill usr/bin/pfgrep usr/bin/pfwait
+	usr/share/man/man1/pfkill.1.gz usr/share/man/man1/pfgrep.1.gz
+	usr/share/man/man1/pfwait.1.gz usr/share/bash-completion/completions/pfkill
+	usr/share/bash-completion/completions/pfgrep
+	usr/share/bash-completion/completions/pfwait
+	usr/share/doc/pfkill/copyright usr/share/doc/pfkill/README.Debian"
 lost=
 for f in $want; do
 	[ -e "$root/$f" ] || lost+=" $f"
 done
-[ "$(readlink "$bin/pfgrep")" = pfkill ] || lost+=" usr/bin/pfgrep->pfkill"
+for f in pfgrep pfwait; do
+	[ "$(readlink "$bin/$f")" = pfkill ] || lost+=" usr/bin/$f->pfkill"
+done
+# procps's names stay procps's: the package must not shadow them.
+for f in pgrep pkill pidwait; do
+	[ -e "$bin/$f" ] && lost+=" (usr/bin/$f must not be shipped)"
+done
 if [ -z "$lost" ]; then ok deb:files; else notok deb:files "missing:$lost"; fi
 
 first=$("$bin/pfkill" --version 2>&1 | head -n 1)
@@ -145,11 +154,32 @@ if [ "$out" = "$victim" ]; then
 else
 	notok deb:pfgrep "pfgrep -x -P $$ $name printed '$out', want $victim"
 fi
+# An administrator's drop-in link named pgrep lists, and signals nobody.
+ln -s "$bin/pfkill" "$work/pgrep"
+out=$("$work/pgrep" -x -P $$ "$name")
+if [ "$out" = "$victim" ] && kill -0 "$victim"; then
+	ok deb:pgrep-link
+else
+	notok deb:pgrep-link "a pgrep link printed '$out', want $victim alive"
+fi
+# pfwait, started before the kill, returns once the victim has gone.
+vpid=$victim
+"$bin/pfwait" -e -x -P $$ "$name" >"$work/pfwait.out" &
+waiter=$!
+sleep 0.2
 "$bin/pfkill" -x -P $$ "$name"
 rc=$?
 wait "$victim"
 status=$?
 victim=
+wait "$waiter"
+wrc=$?
+if [ "$wrc" = 0 ] &&
+	[ "$(cat "$work/pfwait.out")" = "waiting for $name (pid $vpid)" ]; then
+	ok deb:pfwait
+else
+	notok deb:pfwait "pfwait exit $wrc, printed '$(cat "$work/pfwait.out")'"
+fi
 "$bin/pfgrep" -x -P $$ "$name" >/dev/null
 again=$?
 if [ "$rc" = 0 ] && [ "$status" = 143 ] && [ "$again" = 1 ]; then

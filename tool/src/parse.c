@@ -56,8 +56,9 @@ int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out)
 /*
  * procps's rules: an optional "SIG" prefix, names in any case (CLD, IO, IOT,
  * EXIT and NULL included), RTMIN, RTMIN+N, or a number strtol() takes as a
- * whole; anything with a value up to 127 - SIGRTMIN counts.  We add RTMAX
- * and RTMAX-N.  Range checking is pfk_parse_signal()'s business.
+ * whole; anything with a value up to 127 - SIGRTMIN counts.  RTMAX and
+ * RTMAX-N as procps 4.0.5 takes them.  Range checking is
+ * pfk_parse_signal()'s business.
  */
 int pfk_signal_word(const char *s)
 {
@@ -259,7 +260,8 @@ int pfk_lookup_group(const char *s, unsigned long *gid)
  * procps compares -t names with the name of each process's terminal as
  * it prints it ("pts/3", "tty1", "?" for none): resolve the name below
  * /dev to the tty_nr value /proc/<pid>/stat shows.  -1: no such terminal
- * (then nothing matches it, as in procps).
+ * (then nothing matches it, as in procps).  A symlink is no terminal's
+ * name: /dev/stdin would otherwise stand for whatever our fd 0 is.
  */
 int pfk_lookup_tty(const char *s, unsigned long *tty_nr)
 {
@@ -274,7 +276,7 @@ int pfk_lookup_tty(const char *s, unsigned long *tty_nr)
 	if (*s == '\0' || *s == '/' || strstr(s, "..") ||
 	    snprintf(path, sizeof(path), "/dev/%s", s) >= (int)sizeof(path))
 		return -1;
-	if (stat(path, &st) < 0 || !S_ISCHR(st.st_mode))
+	if (lstat(path, &st) < 0 || !S_ISCHR(st.st_mode))
 		return -1;
 	maj = major(st.st_rdev);
 	min = minor(st.st_rdev);

@@ -43,7 +43,12 @@ struct pfk_strs {
 enum pfk_pick { PFK_PICK_ALL, PFK_PICK_NEWEST, PFK_PICK_OLDEST };
 
 /* --nslist names, in procps's order; bit i of ns_mask is pfk_ns_names[i]. */
-#define PFK_NS_COUNT 6
+#define PFK_NS_COUNT 8
+/*
+ * Without --nslist procps (4.0.2 to master) compares its first six:
+ * cgroup, ipc, mnt, net, pid, time, and not user or uts.  So do we.
+ */
+#define PFK_NS_DEFAULT 0x3fu
 extern const char *const pfk_ns_names[PFK_NS_COUNT];
 int pfk_ns_index(const char *name);			/* -1 if unknown */
 int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT]);
@@ -58,15 +63,18 @@ struct pfk_filter {
 	bool threads;			/* --thread / -w: one entry per thread */
 	bool thread_tgid_fd;		/* with threads: also hold /proc/<tgid> */
 	bool include_ancestors;		/* allow our parent chain to match */
+	bool drop_ancestors;		/* -A: out before -n/-o pick, as procps */
 	bool keep_cmdline;		/* -a: callers want the command line */
 	bool keep_argv;			/* -a -Q: the raw argv, NUL-separated */
 	enum pfk_pick pick;		/* -n / -o */
 	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty, pid;
+	/* -p PID:STARTTIME: pairs, index by index (a checked identity) */
+	struct pfk_ids ident_pid, ident_start;
 	bool tty_given;			/* -t: even if no name resolved */
 	const char *runstates;		/* -r: stat state letters */
 	long older;			/* -O: seconds, 0 = off */
 	bool ns_given;			/* --ns */
-	unsigned int ns_mask;		/* --nslist, default all */
+	unsigned int ns_mask;		/* --nslist, default PFK_NS_DEFAULT */
 	unsigned long long ns_ref[PFK_NS_COUNT];
 	struct pfk_strs cgroup, env;	/* --cgroup, --env */
 	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */
@@ -100,6 +108,7 @@ struct pfk_proc {
 	size_t argv_len;		/* with keep_argv: raw argv bytes */
 	enum pfk_result result;
 	int err;
+	bool escalated;			/* --then: the second signal reached it */
 };
 
 /* Features of the running kernel, probed once. */
@@ -109,6 +118,7 @@ struct pfk_features {
 	bool pidfd_thread;	/* pidfd_open(tid, PIDFD_THREAD) */
 	bool signal_flags;	/* PIDFD_SIGNAL_THREAD/_THREAD_GROUP/_PROCESS_GROUP */
 	bool taskfd_signal;	/* /proc/<pid>/task/<tid> fds are thread handles */
+	bool mrelease;		/* process_mrelease() (5.15) */
 };
 
 void pfk_probe_features(struct pfk_features *f);
@@ -132,6 +142,9 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
  */
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
+
+/* True once the walk has seen every candidate. */
+bool pfk_scan_done(const struct pfk_scan *scan);
 
 /* Processes that matched but were left out as our ancestors. */
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan);
@@ -172,12 +185,19 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
 				const struct pfk_features *feat);
 
 /*
- * Wait until every process in procs[] whose result is PFK_SIGNALED or
- * PFK_ESCALATED has exited (result becomes PFK_EXITED), or timeout_ms
+ * Wait until every process in procs[] whose result is PFK_MATCHED,
+ * PFK_SIGNALED or PFK_ESCALATED has exited (result becomes PFK_EXITED;
+ * PFK_GONE for a match that had gone before we could look), or timeout_ms
  * passes (-1: forever).  Returns how many are still alive.
  */
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		enum pfk_scope scope, const struct pfk_features *feat);
+
+/*
+ * -m: release the memory of p, which we have sent SIGKILL, through a
+ * pidfd checked against p's handle.  0, or -1 with errno (ESRCH: gone).
+ */
+int pfk_mrelease(struct pfk_proc *p);
 
 const char *pfk_result_name(enum pfk_result r);
 

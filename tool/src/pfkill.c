@@ -7,9 +7,15 @@
  * the same fd with pidfd_send_signal(), so a PID that is recycled between
  * the decision and the signal cannot reach a stranger.
  *
- * Exit status: 0 something matched (and was signaled), 1 nothing matched
- * (or nothing could be signaled, or --timeout left processes alive),
- * 2 usage error, 3 fatal error (including a missing kernel feature).
+ * The name it is invoked by decides what it does, and only two names
+ * signal: pfkill and pkill.  pfwait and pidwait wait for the matches to
+ * exit; every other name (pfgrep, pgrep, an alternatives link, a renamed
+ * copy) only lists, so a drop-in link can never kill by surprise.
+ *
+ * Exit status: 0 something matched (and was signaled, or has exited),
+ * 1 nothing matched (or nothing could be signaled, or --timeout left
+ * processes alive), 2 usage error, 3 fatal error (including a missing
+ * kernel feature).
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -32,7 +38,7 @@
 #include "pfk.h"
 
 #ifndef PFK_VERSION
-#define PFK_VERSION "0.1"
+#define PFK_VERSION "0.2"
 #endif
 
 enum {
@@ -42,8 +48,11 @@ enum {
 	EXIT_FATAL = 3,
 };
 
+enum mode { MODE_LIST, MODE_KILL, MODE_WAIT };
+
 /* Everything the command line asked for. */
 struct pfkill_ctl {
+	enum mode mode;
 	struct pfk_filter filter;
 	struct pfk_features feat;
 	const char *pattern;
@@ -54,8 +63,7 @@ struct pfkill_ctl {
 	int queue_value;
 	long timeout_ms;		/* -1: wait forever */
 	enum pfk_scope scope;
-	unsigned int list_mode:1,	/* pfgrep */
-		     exact:1,
+	unsigned int exact:1,
 		     icase:1,
 		     count:1,
 		     list_name:1,	/* -l */
@@ -63,6 +71,9 @@ struct pfkill_ctl {
 		     shell_quote:1,	/* -Q */
 		     echo:1,
 		     json:1,
+		     quiet:1,		/* --quiet: the exit status only */
+		     identity:1,	/* --format pid:starttime */
+		     mrelease:1,	/* -m */
 		     wait:1,
 		     has_timeout:1,
 		     has_then:1,
@@ -79,6 +90,8 @@ struct pfkill_ctl {
 	size_t alive;
 	size_t ancestor_hits;
 	bool printed;
+	bool count_printed;		/* pfwait -c: before waiting */
+	bool mrelease_failed;		/* -m: exit 1, as procps */
 };
 
 /* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5 where race-free. */
@@ -86,7 +99,7 @@ enum {
 	OPT_SIGNAL = 0x100, OPT_NS, OPT_NSLIST, OPT_CGROUP, OPT_ENV,
 	/* ours */
 	OPT_LIST, OPT_INCLUDE_ANCESTORS, OPT_WAIT, OPT_TIMEOUT, OPT_THEN,
-	OPT_THREAD, OPT_SCOPE, OPT_JSON,
+	OPT_THREAD, OPT_SCOPE, OPT_JSON, OPT_QUIET, OPT_FORMAT,
 };
 
 static const struct option procps_opts[] = {
@@ -123,6 +136,7 @@ static const struct option procps_opts[] = {
 	{ "runstates",		required_argument, NULL, 'r' },
 	{ "env",		required_argument, NULL, OPT_ENV },
 	{ "shell-quote",	no_argument,	   NULL, 'Q' },
+	{ "mrelease",		no_argument,	   NULL, 'm' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 };
@@ -136,13 +150,31 @@ static const struct option our_opts[] = {
 	{ "thread",		no_argument,	   NULL, OPT_THREAD },
 	{ "scope",		required_argument, NULL, OPT_SCOPE },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
+	/* procps 4.0.6's; here so that --q and --qu stay 4.0.2's --queue */
+	{ "quiet",		no_argument,	   NULL, OPT_QUIET },
+	{ "format",		required_argument, NULL, OPT_FORMAT },
 };
 
 #define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* procps's short options: the mode's own, then the shared ones. */
 static const char pgrep_short[] = "lad:vwQLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
-static const char pkill_short[] = "eq:QLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+static const char pkill_short[] = "eq:mQLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+static const char pidwait_short[] = "eLF:cfinoxp:P:O:AHg:s:u:U:G:t:r:Vh";
+
+/*
+ * procps decides by its name too, but signals unless told otherwise by a
+ * name it knows.  We turn that round: only the names pfkill and pkill
+ * signal, pfwait and pidwait wait, and any other name only lists.
+ */
+static enum mode mode_of(const char *name)
+{
+	if (strcmp(name, "pfkill") == 0 || strcmp(name, "pkill") == 0)
+		return MODE_KILL;
+	if (strcmp(name, "pfwait") == 0 || strcmp(name, "pidwait") == 0)
+		return MODE_WAIT;
+	return MODE_LIST;
+}
 
 /*
  * getopt_long() takes unique abbreviations.  So that "--in" or "--t"
@@ -193,19 +225,25 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 
 	fprintf(out, "\nUsage:\n %s [options] <pattern>\n\nOptions:\n",
 		program_invocation_short_name);
-	if (ctl->list_mode)
+	if (ctl->mode == MODE_LIST)
 		fputs(
 " -d, --delimiter <string>  specify output delimiter\n"
 " -l, --list-name           list PID and process name\n"
 " -a, --list-full           list PID and full command line\n"
 " -v, --inverse             negates the matching\n"
-" -w, --lightweight         list all TID\n", out);
+" -w, --lightweight         list all TID\n"
+"     --quiet               print nothing, the exit status tells\n", out);
+	else if (ctl->mode == MODE_WAIT)
+		fputs(
+" -e, --echo                display PIDs before waiting\n", out);
 	else
 		fputs(
 " -<sig>, --signal <sig>    signal to send (either number or name)\n"
 " -H, --require-handler     match only if signal handler is present\n"
 " -q, --queue <value>       integer value to be sent with the signal\n"
-" -e, --echo                display what is killed\n", out);
+" -e, --echo                display what is killed\n"
+" -m, --mrelease            release the memory of SIGKILLed processes at once\n",
+		      out);
 	fputs(
 " -c, --count               count of matching processes\n"
 " -f, --full                use full process name to match\n"
@@ -218,7 +256,7 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 " -p, --pid <PID,...>       match process PIDs\n"
 " -P, --parent <PPID,...>   match only child processes of the given parent\n"
 " -s, --session <SID,...>   match session IDs\n", out);
-	if (ctl->list_mode)
+	if (ctl->mode != MODE_KILL)
 		fputs(
 "     --signal <sig>        signal for -H (either number or name)\n"
 " -H, --require-handler     match only if signal handler is present\n", out);
@@ -237,7 +275,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "                           namespace as <pid>\n"
 " --nslist <ns,...>         list which namespaces will be considered for\n"
 "                           the --ns option.\n"
-"                           Available namespaces: ipc, mnt, net, pid, user, uts\n"
+"                           Available namespaces: cgroup, ipc, mnt, net,\n"
+"                           pid, time, user, uts\n"
 " --env <name=val,...>      match on environment variable\n"
 "\n"
 "Race-free extensions:\n"
@@ -250,6 +289,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "                           each match's thread or its process group\n"
 "     --thread              match threads; with pfkill, --scope thread\n"
 "     --json                one JSON object per process: pid, name, result\n"
+"     --format pid:starttime  list PID:STARTTIME, an identity that\n"
+"                           -p PID:STARTTIME checks (a recycled PID fails)\n"
 "\n"
 " -h, --help     display this help and exit\n"
 " -V, --version  output version and kernel features and exit\n"
@@ -285,14 +326,15 @@ static void print_version(void)
 	       (unsigned long)PIDFD_SIGNAL_THREAD_GROUP,
 	       (unsigned long)PIDFD_SIGNAL_PROCESS_GROUP);
 	printf("kernel: procfd-signal=%s pidfd-open=%s pidfd-thread=%s "
-	       "signal-flags=%s taskfd-signal=%s\n",
+	       "signal-flags=%s taskfd-signal=%s mrelease=%s\n",
 	       f.procfd_signal ? "yes" : "no", f.pidfd_open ? "yes" : "no",
 	       f.pidfd_thread ? "yes" : "no", f.signal_flags ? "yes" : "no",
-	       f.taskfd_signal ? "yes" : "no");
+	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no");
 }
 
 /* List elements, converted as procps does; warnx + exit 2 on a bad one. */
-enum list_kind { L_USER, L_GROUP, L_PGRP, L_SID, L_NUM, L_TTY, L_STR, L_NS };
+enum list_kind { L_USER, L_GROUP, L_PGRP, L_SID, L_NUM, L_TTY, L_STR, L_NS,
+		 L_PID };
 
 static void add_id(struct pfk_ids *ids, unsigned long v)
 {
@@ -310,7 +352,9 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 		[L_SID] = "invalid session id: %s",
 		[L_NUM] = "not a number: %s",
 		[L_NS] = "unknown namespace: %s",
+		[L_PID] = "not a number: %s",
 	};
+	const char *colon;
 	unsigned long v;
 	long n;
 	int i;
@@ -331,6 +375,27 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 			n = getpgrp();
 		else if (n == 0 && kind == L_SID)
 			n = getsid(0);
+		add_id(dst, (unsigned long)n);
+		return;
+	case L_PID:
+		/* PID:STARTTIME, as --format pid:starttime prints it */
+		colon = strchr(tok, ':');
+		if (colon) {
+			char *pid = strndup(tok, colon - tok);
+			unsigned long start;
+
+			if (!pid)
+				err(EXIT_FATAL, "out of memory");
+			if (pfk_parse_long(pid, &n) < 0 ||
+			    pfk_parse_ulong(colon + 1, ULONG_MAX, &start) < 0)
+				bad_usage(msg[kind], tok);
+			free(pid);
+			add_id(&ctl->filter.ident_pid, (unsigned long)n);
+			add_id(&ctl->filter.ident_start, start);
+			return;
+		}
+		if (pfk_parse_long(tok, &n) < 0)
+			bad_usage(msg[kind], tok);
 		add_id(dst, (unsigned long)n);
 		return;
 	case L_TTY:
@@ -429,18 +494,27 @@ static bool pidfile_locked(int fd)
 	       (errno == EACCES || errno == EAGAIN);
 }
 
-/* procps 4.0.2's pid file rules: a regular file starting with a pid. */
+/*
+ * procps 4.0.2's pid file rules: a regular file starting with a pid.
+ * "-" is our stdin (procps 4.0.5), which may be a pipe.
+ */
 static void read_pidfile(struct pfkill_ctl *ctl)
 {
+	bool std_in = strcmp(ctl->pidfile, "-") == 0;
 	char buf[12] = "", *end;
 	unsigned long pid;
 	struct stat st;
 	ssize_t n = -1;
 	int fd;
 
-	fd = open(ctl->pidfile, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0 && (!ctl->lock || pidfile_locked(fd)))
+	if (std_in)
+		fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = open(ctl->pidfile, O_RDONLY | O_NOCTTY | O_NONBLOCK |
+			  O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+	    (std_in || (S_ISREG(st.st_mode) && st.st_size > 0)) &&
+	    (!ctl->lock || pidfile_locked(fd)))
 		n = read(fd, buf, sizeof(buf) - 1);
 	if (fd >= 0)
 		close(fd);
@@ -467,14 +541,14 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (strcmp(argv[i], "--list") == 0)
-			ctl->list_mode = 1;
-	if (!ctl->list_mode)
+			ctl->mode = MODE_LIST;
+	if (ctl->mode == MODE_KILL)
 		take_signal_arg(ctl, &argc, argv);
-	f->include_ancestors = ctl->list_mode;
 
 	longopts = long_options();
 	argv[0] = program_invocation_short_name;	/* getopt's messages */
-	while ((c = getopt_long(argc, argv, ctl->list_mode ? pgrep_short :
+	while ((c = getopt_long(argc, argv, ctl->mode == MODE_LIST ? pgrep_short :
+				ctl->mode == MODE_WAIT ? pidwait_short :
 				pkill_short, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': f->full = true; break;
@@ -500,6 +574,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		case 'Q': ctl->shell_quote = 1; break;
 		case 'd': ctl->delim = optarg; break;
 		case 'e': ctl->echo = 1; break;
+		case 'm': ctl->mrelease = 1; break;
 		case 'w': f->threads = true; break;
 		case 'A': ctl->ignore_ancestors = 1; break;
 		case 'L': ctl->lock = 1; break;
@@ -521,7 +596,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		case 'g': parse_list(ctl, L_PGRP, optarg, &f->pgrp); ctl->criteria++; break;
 		case 's': parse_list(ctl, L_SID, optarg, &f->session); ctl->criteria++; break;
 		case 'P': parse_list(ctl, L_NUM, optarg, &f->ppid); ctl->criteria++; break;
-		case 'p': parse_list(ctl, L_NUM, optarg, &f->pid); ctl->criteria++; break;
+		case 'p': parse_list(ctl, L_PID, optarg, &f->pid); ctl->criteria++; break;
 		case 't':
 			parse_list(ctl, L_TTY, optarg, &f->tty);
 			f->tty_given = true;
@@ -537,10 +612,20 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 				 parse_int_or_die(optarg, "pid", 1));
 			fd = openat(f->proc_fd, name, O_RDONLY | O_DIRECTORY |
 				    O_CLOEXEC);
-			if (fd < 0 || pfk_read_ns(fd, f->ns_ref) < 0)
+			if (fd < 0 && errno == ENOENT) {
+				/*
+				 * As procps: nothing shares the namespaces of
+				 * no process, so nothing matches (exit 1);
+				 * unlike procps we say why.  No inode is ~0.
+				 */
+				warnx("--ns %s: no such process", name);
+				memset(f->ns_ref, 0xff, sizeof(f->ns_ref));
+			} else if (fd < 0 || pfk_read_ns(fd, f->ns_ref) < 0) {
 				errx(EXIT_FATAL, "Error reading reference "
 				     "namespace information");
-			close(fd);
+			}
+			if (fd >= 0)
+				close(fd);
 			f->ns_given = true;
 			ctl->criteria++;
 			break;
@@ -553,7 +638,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 			ctl->sig = parse_signal_or_die(optarg);
 			ctl->sig_given = 1;
 			break;
-		case OPT_LIST: ctl->list_mode = 1; break;
+		case OPT_LIST: ctl->mode = MODE_LIST; break;
 		case OPT_INCLUDE_ANCESTORS: ctl->include_ancestors = 1; break;
 		case OPT_WAIT: ctl->wait = 1; break;
 		case OPT_TIMEOUT:
@@ -579,6 +664,14 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 					  "or pgroup)", optarg);
 			break;
 		case OPT_JSON: ctl->json = 1; break;
+		case OPT_QUIET: ctl->quiet = 1; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pid:starttime") == 0)
+				ctl->identity = 1;
+			else if (strcmp(optarg, "pid") != 0)
+				bad_usage("invalid format: %s (pid or "
+					  "pid:starttime)", optarg);
+			break;
 		case 'h': usage(ctl, false);
 		case 'V':
 			print_version();
@@ -592,7 +685,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		errx(EXIT_USAGE, "-L without -F makes no sense\nTry `%s --help' "
 		     "for more information.", program_invocation_short_name);
 	if (ctl->pidfile) {
-		if (f->pid.n)
+		if (f->pid.n || f->ident_pid.n)
 			errx(EXIT_NOMATCH, "Cannot use pidfile and pid option "
 			     "together\nTry `%s --help' for more information.",
 			     program_invocation_short_name);
@@ -611,9 +704,18 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if (ctl->list_mode && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
+	if ((ctl->quiet || ctl->identity) && ctl->mode != MODE_LIST)
+		bad_usage("--quiet and --format are for listing (pfgrep)");
+	/* The kernel releases only the memory of a process being killed. */
+	if (ctl->mrelease && (ctl->sig != SIGKILL || ctl->scope != PFK_SCOPE_PROCESS))
+		bad_usage("-m needs SIGKILL sent to processes");
+	if (ctl->mode == MODE_LIST && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
 		bad_usage("--wait, --timeout and --scope pgroup are for "
 			  "pfkill, not for listing");
+	if (ctl->mode == MODE_WAIT && (ctl->has_then || ctl->queue ||
+				       ctl->scope != PFK_SCOPE_PROCESS))
+		bad_usage("--then, --queue and --scope are for pfkill, not for "
+			  "waiting");
 	if (ctl->scope == PFK_SCOPE_PGROUP && f->threads)
 		bad_usage("--scope pgroup and -w exclude each other");
 	if (ctl->require_handler) {
@@ -623,14 +725,16 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	}
 	if (ctl->scope == PFK_SCOPE_THREAD)
 		f->threads = true;
-	else if (f->threads && !ctl->list_mode)
-		f->thread_tgid_fd = true;	/* -w: signal the process */
-	f->include_ancestors = ctl->list_mode || ctl->include_ancestors;
+	else if (f->threads && ctl->mode != MODE_LIST)
+		f->thread_tgid_fd = true;	/* -w: the process stands for it */
+	/* Listing and waiting cannot hurt an ancestor: as procps, keep them. */
+	f->include_ancestors = ctl->mode != MODE_KILL || ctl->include_ancestors;
 	if (ctl->ignore_ancestors)
 		f->include_ancestors = false;
+	f->drop_ancestors = ctl->ignore_ancestors;
 	/* -e shows the name, or with --list-full the command line. */
 	f->keep_cmdline = ctl->list_full &&
-			  (ctl->list_mode ? !ctl->count : ctl->echo);
+			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
 
 	if (ctl->pattern) {
@@ -657,13 +761,17 @@ static void require_features(const struct pfkill_ctl *ctl)
 {
 	const struct pfk_features *f = &ctl->feat;
 
-	if (ctl->list_mode)
+	if (ctl->mode == MODE_WAIT && !f->pidfd_open)
+		errx(EXIT_FATAL, "waiting needs pidfd_open() (Linux 5.3)");
+	if (ctl->mode != MODE_KILL)
 		return;
 	if (!f->procfd_signal)
 		errx(EXIT_FATAL, "signaling needs pidfd_send_signal() on "
 		     "/proc/<pid> fds (Linux 5.1)");
 	if (ctl->wait && !f->pidfd_open)
 		errx(EXIT_FATAL, "--wait needs pidfd_open() (Linux 5.3)");
+	if (ctl->mrelease && !(f->pidfd_open && f->mrelease))
+		errx(EXIT_FATAL, "-m needs process_mrelease() (Linux 5.15)");
 	if (ctl->scope == PFK_SCOPE_THREAD && !f->taskfd_signal &&
 	    !f->pidfd_thread)
 		errx(EXIT_FATAL, "--thread needs thread handles "
@@ -684,6 +792,12 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	struct rlimit rl;
 	long open_max, per_handle = 1;
 
+	/*
+	 * Listing holds nothing past the print: a small batch keeps the
+	 * process table out of our memory and our fd table small.
+	 */
+	if (ctl->mode == MODE_LIST)
+		return 256;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 1 << 20 : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
@@ -691,8 +805,11 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	open_max = sysconf(_SC_OPEN_MAX);
 	if (open_max <= 0)
 		open_max = 1024;
-	if (!ctl->list_mode)
-		per_handle += ctl->wait + (ctl->scope != PFK_SCOPE_PROCESS) +
+	if (ctl->mode == MODE_WAIT)
+		per_handle += 1 + ctl->filter.thread_tgid_fd;
+	else if (ctl->mode == MODE_KILL)
+		per_handle += (ctl->wait || ctl->mrelease) +
+			      (ctl->scope != PFK_SCOPE_PROCESS) +
 			      ctl->filter.thread_tgid_fd;
 	open_max = (open_max - 32) / per_handle;
 	return open_max > 0 ? (size_t)open_max : 1;
@@ -714,11 +831,15 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static void print_json(const struct pfk_proc *p)
+static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	printf("{\"pid\":%d,\"name\":", (int)p->pid);
 	json_string(p->name);
-	printf(",\"result\":\"%s\"}\n", pfk_result_name(p->result));
+	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
+	/* With --then: was the second signal sent (result tells the end)? */
+	if (ctl->has_then)
+		printf(",\"escalated\":%s", p->escalated ? "true" : "false");
+	puts("}");
 }
 
 /* -Q: procps 4.0.5's shell quoting; controls are '?' (never a new line). */
@@ -797,15 +918,17 @@ static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	if (ctl->json) {
-		print_json(p);
+		print_json(ctl, p);
 		return;
 	}
-	if (ctl->count)
+	if (ctl->count || ctl->quiet)
 		return;
 	if (ctl->printed)
 		fputs(ctl->delim, stdout);
 	ctl->printed = true;
 	printf("%d", (int)p->pid);
+	if (ctl->identity)
+		printf(":%llu", p->starttime);
 	if (ctl->list_name || ctl->list_full) {
 		putchar(' ');
 		put_text(ctl, p);
@@ -874,6 +997,26 @@ static void signal_groups(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	free(order);
 }
 
+/* --then: the second signal, said with -e (what else would show it?). */
+static void escalate(struct pfkill_ctl *ctl, struct pfk_proc *p)
+{
+	const char *name = pfk_signal_name(ctl->then_sig);
+
+	if (pfk_signal(p, ctl->then_sig, ctl->scope, &ctl->feat) !=
+	    PFK_ESCALATED)
+		return;
+	p->escalated = true;
+	if (!ctl->echo || ctl->json)
+		return;
+	put_text(ctl, p);
+	if (name)
+		printf(" escalated to SIG%s (pid %d)\n", name, (int)p->pid);
+	else
+		printf(" escalated to signal %d (pid %d)\n", ctl->then_sig,
+		       (int)p->pid);
+	fflush(stdout);
+}
+
 static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		       size_t n)
 {
@@ -900,6 +1043,15 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	for (size_t i = 0; i < n; i++)
 		report_signal(ctl, &procs[i]);
 	fflush(stdout);
+	/* -m: as procps 4.0.6, each killed process's memory, now. */
+	for (size_t i = 0; ctl->mrelease && i < n; i++) {
+		if (procs[i].result != PFK_SIGNALED ||
+		    pfk_mrelease(&procs[i]) == 0 || errno == ESRCH)
+			continue;
+		warn("pid %d killed, but process_mrelease failed",
+		     (int)procs[i].pid);
+		ctl->mrelease_failed = true;
+	}
 
 	if (ctl->wait) {
 		long t = ctl->has_timeout ? ctl->timeout_ms : -1;
@@ -909,8 +1061,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			/* Only the survivors, through the same handles. */
 			for (size_t i = 0; i < n; i++)
 				if (procs[i].result == PFK_SIGNALED)
-					pfk_signal(&procs[i], ctl->then_sig,
-						   ctl->scope, &ctl->feat);
+					escalate(ctl, &procs[i]);
 			left = pfk_wait(procs, n, t, ctl->scope, &ctl->feat);
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -925,13 +1076,53 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 	}
 	if (ctl->json)
 		for (size_t i = 0; i < n; i++)
-			print_json(&procs[i]);
+			print_json(ctl, &procs[i]);
 }
 
-/* procps warns when a name pattern cannot match a 15-byte comm. */
+/*
+ * pfwait/pidwait: wait until the matches have exited.  Each is held by
+ * its /proc directory fd since it matched, and its pidfd is checked
+ * against that fd, so a process that exits meanwhile is not mistaken for
+ * a newcomer with its PID.  As pidwait: the count first, then the names.
+ */
+static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
+		       size_t n, bool last)
+{
+	long t = ctl->has_timeout ? ctl->timeout_ms : -1;
+
+	if (ctl->count && last && !ctl->json) {
+		printf("%zu\n", ctl->matched);
+		ctl->count_printed = true;
+	}
+	for (size_t i = 0; ctl->echo && !ctl->json && i < n; i++) {
+		fputs("waiting for ", stdout);
+		put_text(ctl, &procs[i]);
+		printf(" (pid %d)\n", (int)procs[i].pid);
+	}
+	fflush(stdout);
+	pfk_wait(procs, n, t, PFK_SCOPE_PROCESS, &ctl->feat);
+	for (size_t i = 0; i < n; i++) {
+		if (procs[i].result == PFK_EXITED) {
+			ctl->signaled++;	/* here: seen to exit */
+		} else if (procs[i].result == PFK_MATCHED) {
+			procs[i].result = PFK_ALIVE;
+			ctl->alive++;
+		} else if (procs[i].result != PFK_GONE) {
+			errno = procs[i].err;
+			warn("waiting for pid %d failed", (int)procs[i].pid);
+		}
+		if (ctl->json)
+			print_json(ctl, &procs[i]);
+	}
+}
+
+/*
+ * procps warns when a name pattern cannot match a 15-byte comm; 4.0.2
+ * for every pattern that long (later versions spare ones with | or [).
+ */
 static bool long_name_pattern(const char *p)
 {
-	return p && strlen(p) > 15 && !strpbrk(p, "|[");
+	return p && strlen(p) > 15;
 }
 
 static int run(struct pfkill_ctl *ctl)
@@ -950,9 +1141,11 @@ static int run(struct pfkill_ctl *ctl)
 
 	while ((n = pfk_scan_next(scan, procs, max)) > 0) {
 		ctl->matched += n;
-		if (ctl->list_mode)
+		if (ctl->mode == MODE_LIST)
 			for (ssize_t i = 0; i < n; i++)
 				list_one(ctl, &procs[i]);
+		else if (ctl->mode == MODE_WAIT)
+			wait_batch(ctl, procs, n, pfk_scan_done(scan));
 		else
 			kill_batch(ctl, procs, n);
 		for (ssize_t i = 0; i < n; i++)
@@ -967,7 +1160,7 @@ static int run(struct pfkill_ctl *ctl)
 	if (ctl->printed)
 		putchar('\n');
 	/* pkill counts what matched, not what it could signal. */
-	if (ctl->count && !ctl->json)
+	if (ctl->count && !ctl->json && !ctl->count_printed && !ctl->quiet)
 		printf("%zu\n", ctl->matched);
 	if (fflush(stdout) != 0)
 		err(EXIT_FATAL, "write error");
@@ -977,13 +1170,15 @@ static int run(struct pfkill_ctl *ctl)
 		      "option to match against the complete command line.",
 		      program_invocation_short_name);
 
-	if (ctl->list_mode)
+	if (ctl->mode == MODE_LIST)
 		return ctl->matched ? EXIT_MATCH : EXIT_NOMATCH;
+	if (ctl->mode == MODE_WAIT)
+		return ctl->signaled && !ctl->alive ? EXIT_MATCH : EXIT_NOMATCH;
 	if (!ctl->matched && ctl->ancestor_hits && !ctl->ignore_ancestors)
 		warnx("only ancestors of this pfkill matched (%zu), none "
 		      "signaled; --include-ancestors would signal them",
 		      ctl->ancestor_hits);
-	if (!ctl->signaled || ctl->alive)
+	if (!ctl->signaled || ctl->alive || ctl->mrelease_failed)
 		return EXIT_NOMATCH;
 	return EXIT_MATCH;
 }
@@ -999,8 +1194,7 @@ int main(int argc, char **argv)
 	int proc_fd, ret;
 
 	setlocale(LC_ALL, "");
-	if (strcmp(program_invocation_short_name, "pfgrep") == 0)
-		ctl.list_mode = 1;
+	ctl.mode = mode_of(program_invocation_short_name);
 
 	proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proc_fd < 0)

@@ -41,8 +41,9 @@ struct pfk_scan {
 	size_t rawsz;
 };
 
+/* procps's library order: bit i of --nslist is name i. */
 const char *const pfk_ns_names[PFK_NS_COUNT] = {
-	"ipc", "mnt", "net", "pid", "user", "uts",
+	"cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts",
 };
 
 int pfk_ns_index(const char *name)
@@ -146,14 +147,15 @@ void pfk_filter_init(struct pfk_filter *flt, int proc_fd)
 {
 	memset(flt, 0, sizeof(*flt));
 	flt->proc_fd = proc_fd;
-	flt->ns_mask = (1u << PFK_NS_COUNT) - 1;
+	flt->ns_mask = PFK_NS_DEFAULT;
 }
 
 void pfk_filter_free(struct pfk_filter *flt)
 {
 	struct pfk_ids *lists[] = { &flt->euid, &flt->ruid, &flt->rgid,
 				    &flt->pgrp, &flt->session, &flt->ppid,
-				    &flt->tty, &flt->pid };
+				    &flt->tty, &flt->pid, &flt->ident_pid,
+				    &flt->ident_start };
 	struct pfk_strs *strs[] = { &flt->cgroup, &flt->env };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -174,7 +176,12 @@ void pfk_filter_free(struct pfk_filter *flt)
 	flt->has_pattern = false;
 }
 
-/* Read a whole file below dirfd into *buf (NUL-terminated); length or -1. */
+/*
+ * Read a whole file below dirfd into *buf (NUL-terminated); length or -1.
+ * A read that returns less than asked is the end: procfs hands out a
+ * seq_file record or a command line in one go, so waiting for the 0 of
+ * a second read would cost a syscall per process for nothing.
+ */
 static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 {
 	size_t len = 0;
@@ -207,16 +214,16 @@ static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 			errno = e;
 			return -1;
 		}
-		if (r == 0)
-			break;
 		len += r;
+		if ((size_t)r < *bufsz - (len - r) - 1)
+			break;		/* short read (or 0): the end */
 	}
 	close(fd);
 	(*buf)[len] = '\0';
 	return len;
 }
 
-/* Small files (stat, status) fit a stack buffer; read once, then to EOF. */
+/* Small files (stat, status) fit a stack buffer; to EOF as read_at(). */
 static ssize_t read_small_at(int dirfd, const char *name, char *buf,
 			     size_t size)
 {
@@ -231,12 +238,13 @@ static ssize_t read_small_at(int dirfd, const char *name, char *buf,
 		r = read(fd, buf + len, size - len - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			if (r < 0)
-				len = (size_t)-1;
+		if (r < 0) {
+			len = (size_t)-1;
 			break;
 		}
 		len += r;
+		if ((size_t)r < size - (len - r) - 1)
+			break;		/* short read (or 0): the end */
 	}
 	close(fd);
 	if (len == (size_t)-1)
@@ -437,8 +445,9 @@ static bool cgroup_match(struct pfk_scan *scan, int dirfd)
 }
 
 /*
- * --env as procps: NAME=VALUE must equal an entry; a word without '='
- * matches every entry it begins (so "PATH" also matches "PATHX=1").
+ * --env: NAME=VALUE must equal an entry; a bare NAME matches the entry of
+ * that very name, as procps's master branch does.  (4.0.5 matched every
+ * entry it began, so "PATH" also took "PATHX=1": too wide to signal by.)
  */
 static bool env_match(struct pfk_scan *scan, int dirfd)
 {
@@ -453,8 +462,10 @@ static bool env_match(struct pfk_scan *scan, int dirfd)
 		for (size_t k = 0; k < want->n; k++) {
 			const char *w = want->v[k];
 
+			size_t len = strlen(w);
+
 			if (strchr(w, '=') ? strcmp(e, w) == 0
-					   : strncmp(e, w, strlen(w)) == 0)
+					   : strncmp(e, w, len) == 0 && e[len] == '=')
 				return true;
 		}
 	}
@@ -470,6 +481,21 @@ static bool ns_match(const struct pfk_filter *flt, int dirfd)
 		if ((flt->ns_mask & (1u << i)) && ino[i] != flt->ns_ref[i])
 			return false;
 	return true;
+}
+
+/*
+ * -p: a plain PID, or PID:STARTTIME as pfgrep --format pid:starttime
+ * prints it, which a process that got the PID later does not have.
+ */
+static bool pid_match(const struct pfk_filter *flt, const struct pfk_proc *p)
+{
+	if (pfk_ids_has(&flt->pid, p->tgid))
+		return true;
+	for (size_t i = 0; i < flt->ident_pid.n; i++)
+		if (flt->ident_pid.v[i] == (unsigned long)p->tgid &&
+		    flt->ident_start.v[i] == p->starttime)
+			return true;
+	return false;
 }
 
 /* stat's starttime against /proc/uptime, as procps's ELAPSED. */
@@ -499,7 +525,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 
 	if (flt->ppid.n && !pfk_ids_has(&flt->ppid, ppid))
 		m = false;
-	if (m && flt->pid.n && !pfk_ids_has(&flt->pid, p->tgid))
+	if (m && (flt->pid.n || flt->ident_pid.n) && !pid_match(flt, p))
 		m = false;
 	if (m && flt->pgrp.n && !pfk_ids_has(&flt->pgrp, p->pgrp))
 		m = false;
@@ -552,8 +578,12 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	if (!m)
 		return 0;
 	if (skipped(scan, p->tgid)) {
-		/* -n/-o: an ancestor still competes, as under procps. */
-		if (flt->pick != PFK_PICK_ALL)
+		/*
+		 * -n/-o: without -A an ancestor still competes, as under
+		 * procps (and, picked, is left out with a warning); with -A
+		 * it is gone before the pick, as there.
+		 */
+		if (flt->pick != PFK_PICK_ALL && !flt->drop_ancestors)
 			return 2;
 		scan->ancestor_hits++;
 		return 0;
@@ -762,6 +792,11 @@ void pfk_scan_close(struct pfk_scan *scan)
 	free(scan->raw);
 	free(scan);
 	errno = e;
+}
+
+bool pfk_scan_done(const struct pfk_scan *scan)
+{
+	return scan->done;
 }
 
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan)

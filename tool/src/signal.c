@@ -32,6 +32,9 @@
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
 #endif
+#ifndef __NR_process_mrelease
+#define __NR_process_mrelease 448
+#endif
 
 #ifdef HAVE_SYS_PIDFD_H
 #define sys_pidfd_open pidfd_open
@@ -77,6 +80,10 @@ void pfk_probe_features(struct pfk_features *f)
 	if (sys_pidfd_send_signal(-1, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP) < 0 &&
 	    errno == EBADF)
 		f->signal_flags = true;
+
+	/* Like the flags: a kernel that has it looks at the fd (EBADF). */
+	if (syscall(__NR_process_mrelease, -1, 0) < 0 && errno == EBADF)
+		f->mrelease = true;
 
 	/* Old kernels refuse a task directory with EBADF. */
 	fd = open("/proc/thread-self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -177,6 +184,13 @@ static int open_group_leader(struct pfk_proc *p)
 	return 0;
 }
 
+int pfk_mrelease(struct pfk_proc *p)
+{
+	if (open_pidfd(p, false) < 0)
+		return -1;
+	return syscall(__NR_process_mrelease, p->pidfd, 0);
+}
+
 static enum pfk_result set_result(struct pfk_proc *p, int r)
 {
 	if (r == 0) {
@@ -247,9 +261,11 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/* Signaled by us, or (pfwait) only matched. */
 static bool waiting_for(const struct pfk_proc *p)
 {
-	return p->result == PFK_SIGNALED || p->result == PFK_ESCALATED;
+	return p->result == PFK_MATCHED || p->result == PFK_SIGNALED ||
+	       p->result == PFK_ESCALATED;
 }
 
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
@@ -277,7 +293,8 @@ size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		/* --pgroup waits for the matched processes themselves. */
 		if (open_pidfd(p, thread) < 0) {
 			if (errno == ESRCH) {
-				p->result = PFK_EXITED;
+				p->result = p->result == PFK_MATCHED ?
+					    PFK_GONE : PFK_EXITED;
 				continue;
 			}
 			p->err = errno;

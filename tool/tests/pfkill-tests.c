@@ -47,6 +47,7 @@ static char self_path[PATH_MAX];
 static char *skip_reason;		/* shared with the test children */
 static unsigned int name_seq;
 static bool emulate_old_kernel;		/* run pfkill under old_kernel_filter */
+static int run_stdin = -1;		/* >= 0: pfkill's stdin */
 
 #define diag(...) do { printf("# " __VA_ARGS__); putchar('\n'); } while (0)
 
@@ -84,7 +85,7 @@ struct helper_opts {
 	long rgid;		/* setresgid real gid, -1 to keep */
 	bool mortal;		/* default signal actions: dies on TERM */
 	bool ignore_term;	/* SIGTERM ignored, everything else default */
-	bool new_netns;		/* unshare(CLONE_NEWNET | CLONE_NEWUTS) */
+	int unshare;		/* unshare() flags: new namespaces */
 	const char *argv0;	/* argv[0] to exec with (default pfkill-tests) */
 	const char *extra[4];	/* more arguments after the helper's own */
 	const char *env;	/* NAME=VALUE added to its environment */
@@ -116,7 +117,8 @@ static int helper_main(char **argv)
 		setpgid(0, join);
 	if (atoi(argv[7]))
 		setsid();
-	if (strstr(mode, "netns") && unshare(CLONE_NEWNET | CLONE_NEWUTS) < 0)
+	if (strstr(mode, ",unshare=") &&
+	    unshare(strtol(strstr(mode, ",unshare=") + 9, NULL, 16)) < 0)
 		_exit(95);
 	if (strcmp(argv[8], "-") != 0) {
 		int fd = open(argv[8], O_RDWR);
@@ -129,12 +131,14 @@ static int helper_main(char **argv)
 	if ((ruid >= 0 || euid >= 0) &&
 	    setresuid(ruid >= 0 ? ruid : 0, euid >= 0 ? euid : 0, 0) < 0)
 		_exit(91);
+	/* A change of credentials clears the death signal: arm it again. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 
 	/* Threads inherit the mask: block before creating them. */
 	sigfillset(&all);
 	if (strncmp(mode, "block", 5) == 0)
 		sigprocmask(SIG_BLOCK, &all, NULL);
-	else if (strcmp(mode, "ignterm") == 0)
+	else if (strncmp(mode, "ignterm", 7) == 0)
 		signal(SIGTERM, SIG_IGN);
 
 	prctl(PR_SET_NAME, name);
@@ -191,9 +195,8 @@ static pid_t spawn(const char *name, const struct helper_opts *o)
 		snprintf(a[7], 32, "%ld", o->ruid);
 		snprintf(a[8], 32, "%ld", o->euid);
 		snprintf(a[9], 32, "%ld", o->rgid);
-		snprintf(a[10], 32, "%s", o->mortal ? "mortal" :
-			 o->ignore_term ? "ignterm" :
-			 o->new_netns ? "block,netns" : "block");
+		snprintf(a[10], 32, "%s,unshare=%x", o->mortal ? "mortal" :
+			 o->ignore_term ? "ignterm" : "block", o->unshare);
 		char *av[20] = { (char *)(o->argv0 ? o->argv0 : "pfkill-tests"),
 				 "--helper" };
 		int n = 2;
@@ -380,6 +383,8 @@ static int run_prog(struct run *r, const char *prog, long nofile,
 
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
+		if (run_stdin >= 0)
+			dup2(run_stdin, 0);
 		if (emulate_old_kernel && old_kernel_filter() < 0)
 			_exit(126);
 		execv(prog, argv);
@@ -1372,14 +1377,34 @@ static int t_e2e_timeout_then(void)
 	unique_name(name, "to");
 	h = spawn(name, &o);
 	CHECK(h > 0);
-	/* TERM is ignored: only the escalation can end it. */
+	/* TERM is ignored: only the escalation can end it, and it says so. */
 	CHECK(pfkill(&r, "--timeout", "100ms", "--then", "KILL", "--json",
 		     "-x", name, NULL) == 0);
 	snprintf(want, sizeof(want),
-		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"exited\"}\n", h, name);
+		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"exited\","
+		 "\"escalated\":true}\n", h, name);
 	CHECK(strcmp(r.out, want) == 0);
 	CHECK(waitpid(h, &st, WNOHANG) == h);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* -e: the kill line, then the escalation's. */
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "--timeout", "100ms", "--then", "KILL", "-e",
+		     "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "%s killed (pid %d)\n%s escalated to "
+		 "SIGKILL (pid %d)\n", name, h, name, h);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(waitpid(h, &st, 0) == h);
+	/* One that exits on TERM is not escalated. */
+	o.ignore_term = false;
+	o.mortal = true;
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	CHECK(pfkill(&r, "--timeout", "2s", "--then", "KILL", "--json",
+		     "-x", name, NULL) == 0);
+	CHECK(strstr(r.out, "\"result\":\"exited\",\"escalated\":false}"));
+	CHECK(waitpid(h, &st, 0) == h);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
 	return PASS;
 }
 
@@ -1609,6 +1634,8 @@ static int t_e2e_bad_input(void)
 		{ { "--scope", "pgroup", "--lightweight" }, "pfkill: --scope pgroup and -w" },
 		{ { "--scope", "nope" }, "pfkill: invalid scope: nope" },
 		{ { "extra_pattern" }, "pfkill: only one pattern can be provided" },
+		{ { "-m" }, "pfkill: -m needs SIGKILL sent to processes" },
+		{ { "--quiet" }, "pfkill: --quiet and --format are for listing" },
 	};
 	char name[16];
 	struct run r;
@@ -1652,6 +1679,10 @@ static int t_e2e_bad_input(void)
 	CHECK(pfgrep(&r, "-e", name, NULL) == 2 && strstr(r.err, "'e'"));
 	CHECK(pfgrep(&r, "-q", "1", name, NULL) == 2 && strstr(r.err, "'q'"));
 	/* A pid file that is not one: procps's exit 1, nothing signaled. */
+	/* --ns of no process: nothing matches, as procps, and we say so. */
+	CHECK(pfgrep(&r, "--ns", "99999999", "-c", name, NULL) == 1);
+	CHECK(strcmp(r.out, "0\n") == 0 && lines(r.err) == 1 &&
+	      strstr(r.err, "no such process"));
 	CHECK(pfkill(&r, "-F", "/nonexistent/pfk.pid", NULL) == 1);
 	CHECK(strncmp(r.err, "pfkill: pidfile not valid\n", 26) == 0);
 	CHECK(nothing_pending(h));
@@ -1668,15 +1699,15 @@ static int t_e2e_bad_input(void)
  */
 struct zoo {
 	char a[16], au[16], b[16], t[16], t1[16], ctl[16], z[16], tree[16];
-	char weird[64], self[16], esc[16], escargv[32];
-	pid_t h[16];
+	char weird[64], self[16], esc[16], escargv[32], nsx[16];
+	pid_t h[24];
 	int nh;
 	pid_t tree_pid, zombie, netns;
 	int lockfd, ptm;
 	bool root, cg;
 	char cgdir[96], pf[64], lpf[64], badpf[64], tty[32];
 	char v_me[16], v_tree[16], v_pgid[16], v_sid[16], v_ns[16], v_up[16];
-	char v_metree[40], v_plus[16];
+	char v_metree[40], v_plus[16], v_upme[40];
 };
 
 static struct zoo zoo;
@@ -1687,7 +1718,7 @@ static pid_t zoo_add(const char *name, struct helper_opts *o)
 						 .rgid = -1 };
 	pid_t pid = spawn(name, o ? o : &none);
 
-	if (pid > 0 && zoo.nh < 16)
+	if (pid > 0 && zoo.nh < 24)
 		zoo.h[zoo.nh++] = pid;
 	return pid;
 }
@@ -1774,8 +1805,20 @@ static int zoo_start(void)
 					  .rgid = 1000 };
 		zoo_add(zoo.a, &o);
 		o = (struct helper_opts){ .ruid = -1, .euid = -1, .rgid = -1,
-					  .new_netns = true };
+					  .unshare = CLONE_NEWNET | CLONE_NEWUTS };
 		zoo.netns = zoo_add(zoo.a, &o);
+		/*
+		 * One namespace each, where procps's default --ns set and
+		 * the one we had differed: uts and user are not in it,
+		 * cgroup is.
+		 */
+		unique_name(zoo.nsx, "zn");
+		o.unshare = CLONE_NEWUTS;
+		zoo_add(zoo.nsx, &o);
+		o.unshare = CLONE_NEWCGROUP;
+		zoo_add(zoo.nsx, &o);
+		o.unshare = CLONE_NEWUSER;
+		zoo_add(zoo.nsx, &o);
 	}
 	itoa_buf(zoo.v_ns, zoo.netns > 0 ? zoo.netns : getpid());
 	zoo.ptm = posix_openpt(O_RDWR | O_NOCTTY);
@@ -1785,6 +1828,12 @@ static int zoo_start(void)
 		o = (struct helper_opts){ .ruid = -1, .euid = -1, .rgid = -1,
 					  .new_session = true, .tty = pts };
 		zoo_add(zoo.b, &o);
+		/* Our stdin is that terminal: -t stdin must not reach it. */
+		int fd = open(pts, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+		if (fd < 0 || dup2(fd, 0) < 0)
+			return -1;
+		close(fd);
 	}
 
 	/* A tree: our child "tree" with a helper child of its own. */
@@ -1862,6 +1911,7 @@ static int zoo_start(void)
 	snprintf(zoo.v_metree, sizeof(zoo.v_metree), "%d,%d", getpid(),
 		 zoo.tree_pid);
 	snprintf(zoo.v_plus, sizeof(zoo.v_plus), "+%d", getpid());
+	snprintf(zoo.v_upme, sizeof(zoo.v_upme), "%d,%d", getppid(), getpid());
 	prctl(PR_SET_NAME, zoo.self);
 	for (int i = 0; i < zoo.nh; i++)
 		if (zoo.h[i] <= 0)
@@ -1893,10 +1943,12 @@ static const char *zoo_arg(const char *w)
 		{ "%Z", offsetof(struct zoo, z) },
 		{ "%SELF", offsetof(struct zoo, self) },
 		{ "%E", offsetof(struct zoo, esc) },
+		{ "%N", offsetof(struct zoo, nsx) },
 		{ "%me", offsetof(struct zoo, v_me) },
 		{ "%up", offsetof(struct zoo, v_up) },
 		{ "%tree", offsetof(struct zoo, v_tree) },
 		{ "%me,tree", offsetof(struct zoo, v_metree) },
+		{ "%up,me", offsetof(struct zoo, v_upme) },
 		{ "+%me", offsetof(struct zoo, v_plus) },
 		{ "%pgid", offsetof(struct zoo, v_pgid) },
 		{ "%sid", offsetof(struct zoo, v_sid) },
@@ -1926,23 +1978,29 @@ struct row {
 	const char *args[10];
 };
 
-/* Run one row through procps (prog) and through pfkill as argv0. */
-static void run_both(const struct row *row, const char *prog,
-		     const char *argv0, struct run *rp, struct run *rf)
+/*
+ * How a row runs both programs: the file executed and the argv[0] it is
+ * given, for procps and for ours.  argv[0] decides the mode of both.
+ */
+struct pair {
+	const char *procps, *procps_argv0;
+	const char *ours, *ours_argv0;
+};
+
+/* Run one row through procps and through ours. */
+static void run_both(const struct row *row, const struct pair *pr,
+		     struct run *rp, struct run *rf)
 {
 	char *argv[16];
 	int n = 0;
 
-	char procps_name[8];
-
-	snprintf(procps_name, sizeof(procps_name), "p%s", argv0 + 2);
-	argv[n++] = procps_name;		/* "pgrep" / "pkill" */
+	argv[n++] = (char *)pr->procps_argv0;
 	for (int k = 0; k < 10 && row->args[k]; k++)
 		argv[n++] = (char *)zoo_arg(row->args[k]);
 	argv[n] = NULL;
-	run_prog(rp, prog, 0, argv);
-	argv[0] = (char *)argv0;
-	run_prog(rf, pfkill_path, 0, argv);
+	run_prog(rp, pr->procps, 0, argv);
+	argv[0] = (char *)pr->ours_argv0;
+	run_prog(rf, pr->ours, 0, argv);
 }
 
 static bool row_skipped(const struct row *row)
@@ -1952,16 +2010,25 @@ static bool row_skipped(const struct row *row)
 	       ((row->needs & NEED_CG) && !zoo.cg);
 }
 
-/* stderr's first line, with procps's program name put in ours. */
+/*
+ * stderr's first line, with procps's program name put in ours ("pgrep:"
+ * against "pfgrep:"); the same name when ours runs under procps's.
+ */
 static bool same_first_line(const char *procps, const char *ours,
-			    const char *name)
+			    const struct pair *pr)
 {
-	size_t nl = strlen(name);
+	const char *name = strrchr(pr->procps_argv0, '/');
+	size_t nl;
+
+	name = name ? name + 1 : pr->procps_argv0;
+	nl = strlen(name);
+	if (strstr(pr->ours_argv0, name))
+		nl = 0;		/* no "pf" to put in */
 	const char *pe = strchr(procps, '\n'), *oe = strchr(ours, '\n');
 	size_t pl = pe ? (size_t)(pe - procps) : strlen(procps);
 	size_t ol = oe ? (size_t)(oe - ours) : strlen(ours);
 
-	if (pl >= nl && strncmp(procps, name, nl) == 0) {
+	if (nl && pl >= nl && strncmp(procps, name, nl) == 0) {
 		/* "pgrep: ..." against "pfgrep: ..." */
 		return ol == pl + 1 && strncmp(ours, "pf", 2) == 0 &&
 		       strncmp(ours + 2, procps + 1, pl - 1) == 0;
@@ -2014,8 +2081,9 @@ static bool zoo_bounded(const char *out)
 			return false;
 		if (end > l && end < nl && *end == ' ' && !zoo_owns(v))
 			return false;
-		k = strstr(l, "killed (pid ");
-		if (k && k < nl && !zoo_owns(atoi(k + 12)))
+		/* pkill's "killed (pid N)", pidwait's "waiting for" */
+		k = strstr(l, "(pid ");
+		if (k && k < nl && !zoo_owns(atoi(k + 5)))
 			return false;
 		l = *nl ? nl + 1 : nl;
 	}
@@ -2023,8 +2091,7 @@ static bool zoo_bounded(const char *out)
 }
 
 static int compare_rows(const struct row *rows, size_t nrows,
-			const char *prog, const char *argv0, bool bad,
-			int *compared)
+			const struct pair *pr, bool bad, int *compared)
 {
 	int failed = 0;
 
@@ -2033,11 +2100,11 @@ static int compare_rows(const struct row *rows, size_t nrows,
 
 		if (row_skipped(&rows[i]))
 			continue;
-		run_both(&rows[i], prog, argv0, &rp, &rf);
+		run_both(&rows[i], pr, &rp, &rf);
 		if (!zoo_bounded(rp.out) || !zoo_bounded(rf.out)) {
 			diag("LC_ALL=%s %s row %zu (%s %s %s): left the zoo: "
 			     "procps [%.200s] ours [%.200s]", diff_locale,
-			     argv0, i, rows[i].args[0],
+			     pr->ours_argv0, i, rows[i].args[0],
 			     rows[i].args[1] ? rows[i].args[1] : "",
 			     rows[i].args[1] && rows[i].args[2] ?
 			     rows[i].args[2] : "", rp.out, rf.out);
@@ -2045,11 +2112,10 @@ static int compare_rows(const struct row *rows, size_t nrows,
 			continue;
 		}
 		if (rp.status != rf.status || strcmp(rp.out, rf.out) != 0 ||
-		    (bad && !same_first_line(rp.err, rf.err,
-					     argv0[2] == 'g' ? "pgrep" : "pkill"))) {
+		    (bad && !same_first_line(rp.err, rf.err, pr))) {
 			diag("LC_ALL=%s %s row %zu (%s %s %s %s): procps %d "
 			     "[%.300s] [%.120s] ours %d [%.300s] [%.120s]",
-			     diff_locale, argv0, i,
+			     diff_locale, pr->ours_argv0, i,
 			     rows[i].args[0], rows[i].args[1] ? rows[i].args[1] : "",
 			     rows[i].args[1] && rows[i].args[2] ? rows[i].args[2] : "",
 			     rows[i].args[1] && rows[i].args[2] && rows[i].args[3] ?
@@ -2066,6 +2132,11 @@ static int compare_rows(const struct row *rows, size_t nrows,
 
 static const char pgrep_path[] = "/usr/bin/pgrep";
 static const char pkill_path[] = "/usr/bin/pkill";
+static const char pidwait_path[] = "/usr/bin/pidwait";
+
+/* pgrep beside pfgrep, pkill beside pfkill. */
+static struct pair as_pgrep = { pgrep_path, "pgrep", NULL, "pfgrep" };
+static struct pair as_pkill = { pkill_path, "pkill", NULL, "pfkill" };
 
 /*
  * Run the rest of the test, and the programs it starts, under LC_ALL=loc.
@@ -2094,13 +2165,114 @@ static int differential_pass(const struct row *list, size_t nlist,
 			     const struct row *badkill, size_t nbadkill,
 			     int *compared)
 {
-	return compare_rows(list, nlist, pgrep_path, "pfgrep", false,
-			    compared) +
-	       compare_rows(kill, nkill, pkill_path, "pfkill", false,
-			    compared) +
-	       compare_rows(bad, nbad, pgrep_path, "pfgrep", true, compared) +
-	       compare_rows(badkill, nbadkill, pkill_path, "pfkill", true,
-			    compared);
+	return compare_rows(list, nlist, &as_pgrep, false, compared) +
+	       compare_rows(kill, nkill, &as_pkill, false, compared) +
+	       compare_rows(bad, nbad, &as_pgrep, true, compared) +
+	       compare_rows(badkill, nbadkill, &as_pkill, true, compared);
+}
+
+/* A copy of file src as dst; O_EXCL: never through a link to elsewhere. */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	ssize_t n = 0;
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			n = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in < 0 || out < 0 || n < 0 ? -1 : 0;
+}
+
+/*
+ * Drop-in names (issue 20): procps run under a name beside ours run
+ * through a symlink, or a renamed copy, of that very name.  Only the
+ * name pkill may signal; pgrep and a copy under any other name (even
+ * "xkill") list, pidwait waits (on the zoo's zombie: at once).
+ */
+static int alias_pass(const char *dir, int *compared)
+{
+	static const struct row list_rows[] = {
+		{ 0, { "-P", "%me", "%A" } },
+		{ 0, { "-P", "%me", "-l", "pk" } },
+		{ 0, { "-P", "%me", "-c", "-x", "%B" } },
+	};
+	static const struct row kill_rows[] = {
+		{ 0, { "-0", "-e", "-P", "%me", "%A" } },
+		{ 0, { "-URG", "-c", "-P", "%me", "-x", "%B" } },
+	};
+	static const struct row wait_rows[] = {
+		{ 0, { "-e", "-c", "-P", "%me", "-x", "%Z" } },
+		{ 0, { "-P", "%me", "-x", "%Z" } },
+		{ 0, { "-c", "-P", "%me", "-x", "nomatch" } },
+	};
+	static const struct row wait_bad_rows[] = {
+		{ 0, { "-l", "-P", "%me", "-x", "%Z" } },
+		{ 0, { "-P", "%me", "-d", ",", "%Z" } },
+	};
+	static char path[4][PATH_MAX];
+	static const char *const names[4] = { "pgrep", "pkill", "pidwait",
+					      "xkill" };
+	struct pair pr[4] = {
+		{ pgrep_path, "pgrep", path[0], path[0] },
+		{ pkill_path, "pkill", path[1], path[1] },
+		{ pidwait_path, "pidwait", path[2], path[2] },
+		{ pgrep_path, "xkill", path[3], path[3] },
+	};
+	int failed = 0;
+
+	for (int i = 0; i < 4; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
+	if (access(pidwait_path, X_OK) != 0) {
+		diag("no %s here: pidwait rows skipped", pidwait_path);
+		pr[2].procps = NULL;
+	}
+	failed += compare_rows(list_rows, NROWS(list_rows), &pr[0], false,
+			       compared);
+	failed += compare_rows(kill_rows, NROWS(kill_rows), &pr[1], false,
+			       compared);
+	failed += compare_rows(list_rows, NROWS(list_rows), &pr[3], false,
+			       compared);
+	if (pr[2].procps)
+		failed += compare_rows(wait_rows, NROWS(wait_rows), &pr[2],
+				       false, compared) +
+			  compare_rows(wait_bad_rows, NROWS(wait_bad_rows),
+				       &pr[2], true, compared);
+	return failed;
+}
+
+static int alias_setup(char *dir)
+{
+	static const char *const links[] = { "pgrep", "pkill", "pidwait" };
+	char path[PATH_MAX];
+
+	if (!mkdtemp(dir))
+		return -1;
+	for (size_t i = 0; i < NROWS(links); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, links[i]);
+		if (symlink(pfkill_path, path) < 0)
+			return -1;
+	}
+	snprintf(path, sizeof(path), "%s/xkill", dir);
+	return copy_file(pfkill_path, path);
+}
+
+static void alias_cleanup(const char *dir)
+{
+	static const char *const names[] = { "pgrep", "pkill", "pidwait",
+					     "xkill" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < NROWS(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 }
 
 /*
@@ -2159,6 +2331,8 @@ static int t_differential(void)
 		{ NEED_TTY, { "-P", "%me", "--terminal", "%tty,nosuchtty" } },
 		{ 0, { "-P", "%me", "-t", "?", "-c" } },
 		{ 0, { "-P", "%me", "-t", "nosuchtty" } },
+		{ NEED_TTY, { "-t", "stdin", "-l" } },
+		{ NEED_TTY, { "-t", "fd/0", "-l" } },
 		{ 0, { "-F", "%pf", "-l" } },
 		{ 0, { "-F", "%pf", "%A" } },
 		{ 0, { "-F", "%pf", "%B" } },
@@ -2166,13 +2340,21 @@ static int t_differential(void)
 		{ 0, { "-P", "%me", "-O", "0", "-c" } },
 		{ 0, { "-P", "%me", "--older", "100000" } },
 		{ 0, { "-P", "%me", "--ns", "%me", "-c" } },
+		{ 0, { "-P", "%me", "--ns", "99999999", "-c" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%ns", "-l" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%ns", "--nslist", "uts", "-c" } },
 		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "net" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "-l", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "cgroup", "-l", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "time", "-c", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "user", "-l", "%N" } },
+		{ NEED_ROOT, { "-P", "%me", "--ns", "%me", "--nslist", "uts", "-l", "%N" } },
 		{ NEED_CG, { "-P", "%me", "--cgroup", "%cg", "-l" } },
 		{ 0, { "-P", "%me", "-A", "-l", "pk" } },
 		{ 0, { "-P", "%up", "-x", "%SELF" } },
 		{ 0, { "-P", "%up", "-A", "-x", "%SELF" } },
+		/* -A first, then -o: we (the oldest) are out, h[0] is next */
+		{ 0, { "-A", "-o", "-l", "-P", "%up,me", "pk" } },
 		{ 0, { "-P", "%me", "-x", "pkverylongname1234" } },
 		{ 0, { "-P", "%me", "--signal", "9", "%A" } },
 		/* "--in" would be --inverse, which negates -P: see negate_* */
@@ -2195,6 +2377,8 @@ static int t_differential(void)
 		{ 0, { "-0", "-e", "-P", "%me", "-q", "5", "%A" } },
 		{ 0, { "-0", "-e", "-P", "%me", "--list-full", "%B" } },
 		{ 0, { "-0", "-P", "%me", "-x", "nomatch" } },
+		{ NEED_ROOT, { "-0", "-e", "--ns", "%me", "-P", "%me", "%N" } },
+		{ 0, { "-0", "-e", "-A", "-o", "-P", "%up,me", "pk" } },
 	};
 	static const struct row bad_rows[] = {
 		{ 0, { "-P", "%me", "-u", "nosuchuserpfk" } },
@@ -2216,6 +2400,9 @@ static int t_differential(void)
 		{ 0, { "-F", "%badpf" } },
 		{ 0, { "-F", "%pf", "-L" } },
 		{ 0, { "-P", "%me", "-e" } },
+		/* procps 4.0.2 warns for these long patterns too */
+		{ 0, { "-P", "%me", "-x", "pkverylongname12|x" } },
+		{ 0, { "-P", "%me", "[p]kverylongname12" } },
 	};
 	static const struct row bad_kill_rows[] = {
 		{ 0, { "-0", "-P", "%me", "-l", "pk" } },
@@ -2264,6 +2451,10 @@ static int t_differential(void)
 		{ true, { 0, { "-0", "-e", "-g", "%pgid" } }, 0,
 		  "pkill -e without a pattern prints an empty name (bug)",
 		  false },
+		{ false, { NEED_TTY, { "-t", "%tty", "-r", "Z", "-c" } }, 1,
+		  "-t with -r or --cgroup: procps 4.0.2 ignores those two "
+		  "when -t is given (fixed in 4.0.3); all criteria apply here",
+		  false },
 		{ false, { 0, { "-P", "%me", "--nslist", "bogus" } }, 2,
 		  "--nslist with an unknown name: procps exits 2 silently",
 		  false },
@@ -2274,10 +2465,13 @@ static int t_differential(void)
 	/* The guest has no locales at all: both passes are C there. */
 	static const char *const locales[] = { "C", "C.UTF-8" };
 	int failed = 0, compared = 0;
+	char alias_dir[] = "/tmp/pfk-alias.XXXXXX";
 	struct run rp, rf;
 
 	SKIP_IF(access(pgrep_path, X_OK) || access(pkill_path, X_OK),
 		"no procps pgrep/pkill here (e.g. the busybox guest)");
+	as_pgrep.ours = as_pkill.ours = pfkill_path;
+	CHECK(alias_setup(alias_dir) == 0);
 	CHECK(zoo_start() == 0);
 	if (!zoo.root)
 		diag("not root: rows with other uids and namespaces skipped");
@@ -2298,21 +2492,18 @@ static int t_differential(void)
 					    bad_kill_rows, NROWS(bad_kill_rows),
 					    &compared);
 		for (size_t i = 0; i < NROWS(deviations); i++) {
-			const char *prog = deviations[i].kill ? pkill_path :
-								pgrep_path;
-			const char *argv0 = deviations[i].kill ? "pfkill" :
-								 "pfgrep";
+			const struct pair *pr = deviations[i].kill ? &as_pkill :
+								     &as_pgrep;
 
 			if (row_skipped(&deviations[i].row))
 				continue;
 			if (deviations[i].utf8 && !utf8) {
 				/* No deviation here: must match procps. */
 				failed += compare_rows(&deviations[i].row, 1,
-						       prog, argv0, false,
-						       &compared);
+						       pr, false, &compared);
 				continue;
 			}
-			run_both(&deviations[i].row, prog, argv0, &rp, &rf);
+			run_both(&deviations[i].row, pr, &rp, &rf);
 			if (!zoo_bounded(rp.out) || !zoo_bounded(rf.out) ||
 			    rf.status != deviations[i].status ||
 			    (rp.status == rf.status && !strcmp(rp.out, rf.out) &&
@@ -2325,15 +2516,148 @@ static int t_differential(void)
 				failed++;
 			}
 		}
+		failed += alias_pass(alias_dir, &compared);
 	}
 	unsetenv("LC_ALL");
-	/* The zoo's helpers block signals: nothing may have killed them. */
-	for (int i = 0; i < zoo.nh; i++)
-		CHECK(waitpid(zoo.h[i], NULL, WNOHANG) == 0);
+	alias_cleanup(alias_dir);
+	/*
+	 * The zoo's helpers block signals: nothing may have killed them,
+	 * and no row sends TERM (pfkill's default), so none may be pending.
+	 */
+	for (int i = 0; i < zoo.nh; i++) {
+		if (waitpid(zoo.h[i], NULL, WNOHANG) != 0 ||
+		    pending(zoo.h[i], SIGTERM)) {
+			diag("zoo helper %d was signaled or died", zoo.h[i]);
+			failed++;
+		}
+	}
 	diag("%d rows matched something in both", compared);
 	zoo_stop();
 	CHECK(compared >= 100);
 	return failed ? FAIL : PASS;
+}
+
+/* Field 22 of /proc/<pid>/stat: start time in clock ticks after boot. */
+static unsigned long long starttime_of(pid_t pid)
+{
+	char path[40], buf[1024], *s;
+	unsigned long long v = 0;
+	int fd, i;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	s = strrchr(buf, ')');
+	for (i = 2; s && i < 22; i++)
+		s = strchr(s + 1, ' ');
+	if (s)
+		v = strtoull(s + 1, NULL, 10);
+	return v;
+}
+
+/*
+ * --format pid:starttime hands an identity to a later pfkill -p, which
+ * refuses a process with that PID but another start time (a recycled
+ * PID has a later one).
+ */
+static int t_e2e_identity(void)
+{
+	char name[16], want[64], wrong[64];
+	unsigned long long st;
+	struct run r;
+	pid_t h;
+
+	unique_name(name, "id");
+	h = spawn_simple(name);
+	CHECK(h > 0);
+	st = starttime_of(h);
+	CHECK(st > 0);
+	snprintf(want, sizeof(want), "%d:%llu\n", h, st);
+	CHECK(pfgrep(&r, "--format", "pid:starttime", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pfgrep(&r, "--format", "pid", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, h));
+	/* A start time it does not have: as if the PID had been recycled. */
+	snprintf(wrong, sizeof(wrong), "%d:%llu", h, st + 1);
+	CHECK(pfkill(&r, "-USR1", "-p", wrong, NULL) == 1);
+	CHECK(nothing_pending(h));
+	want[strlen(want) - 1] = '\0';
+	CHECK(pfkill(&r, "-USR1", "-p", want, NULL) == 0);
+	CHECK(pending(h, SIGUSR1));
+	/* Mixed with a plain PID in one list; junk after the colon. */
+	CHECK(pfgrep(&r, "-p", "1,", NULL) == 2);
+	snprintf(wrong, sizeof(wrong), "%d:1x", h);
+	CHECK(pfgrep(&r, "-p", wrong, NULL) == 2 && lines(r.err) == 1 &&
+	      strstr(r.err, "not a number"));
+	CHECK(pfgrep(&r, "--format", "pid,comm", "-x", name, NULL) == 2);
+	reap(h);
+	return PASS;
+}
+
+/* From procps after 4.0.2: --quiet, -F -, --env NAME, pkill -m. */
+static int t_e2e_newer_procps(void)
+{
+	struct helper_opts o = { .ruid = -1, .euid = -1, .rgid = -1,
+				 .env = "PFKE_X=1" };
+	char name[16], pid[16];
+	struct run r;
+	int in;
+	pid_t h;
+
+	unique_name(name, "np");
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	itoa_buf(pid, h);
+	/* --quiet: nothing on stdout, the status tells. */
+	CHECK(pfgrep(&r, "--quiet", "-x", name, NULL) == 0 && !r.out[0]);
+	CHECK(pfgrep(&r, "--quiet", "-c", "-x", "nomatch", NULL) == 1 &&
+	      !r.out[0]);
+	/* --q is still 4.0.2's --queue, not ambiguous */
+	CHECK(pfkill(&r, "-USR1", "--q", "3", "-x", name, NULL) == 0);
+	/* --env: a bare name is that variable, not a prefix. */
+	CHECK(pfgrep(&r, "--env", "PFKE", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "--env", "PFKE_X", "-x", name, NULL) == 0 &&
+	      lists_pid(r.out, h));
+	CHECK(pfgrep(&r, "--env", "PFKE_X=1", "-x", name, NULL) == 0);
+	CHECK(pfgrep(&r, "--env", "PFKE_X=", "-x", name, NULL) == 1);
+	/* -F -: the pid from stdin (a pipe here, not a regular file). */
+	in = memfd_create("pid", MFD_CLOEXEC);
+	CHECK(in >= 0 && write(in, pid, strlen(pid)) > 0 &&
+	      lseek(in, 0, SEEK_SET) == 0);
+	run_stdin = in;
+	pfgrep(&r, "-F", "-", NULL);
+	run_stdin = -1;
+	close(in);
+	CHECK(r.status == 0 && lists_pid(r.out, h) && lines(r.out) == 1);
+	CHECK(pending(h, SIGUSR1));
+	reap(h);
+
+	/*
+	 * -m: SIGKILL, then process_mrelease() through the handle.  Like
+	 * procps, a kernel that refuses the release is a warning and exit
+	 * 1; the process is killed either way.
+	 */
+	o = (struct helper_opts){ .ruid = -1, .euid = -1, .rgid = -1 };
+	h = spawn(name, &o);
+	CHECK(h > 0);
+	pfkill(&r, "-m", "-KILL", "-x", name, NULL);
+	if (r.status == 3)
+		CHECK(lines(r.err) == 1 && strstr(r.err, "process_mrelease"));
+	else if (r.status == 1)
+		CHECK(lines(r.err) == 1 &&
+		      strstr(r.err, "killed, but process_mrelease failed"));
+	else
+		CHECK(r.status == 0 && !r.err[0]);
+	int st;
+	CHECK(waitpid(h, &st, 0) == h);
+	CHECK(r.status == 3 || (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL));
+	if (r.status == 3)
+		reap(h);
+	return PASS;
 }
 
 /* On a kernel without PIDFD_THREAD / PIDFD_SIGNAL_*: clear refusals. */
@@ -2413,6 +2737,8 @@ static const struct {
 	{ "e2e_batches", t_e2e_batches },
 	{ "e2e_old_kernel_degrades", t_e2e_old_kernel },
 	{ "e2e_help_version", t_e2e_help_version },
+	{ "e2e_newer_procps", t_e2e_newer_procps },
+	{ "e2e_identity", t_e2e_identity },
 	{ "e2e_bad_input", t_e2e_bad_input },
 	{ "differential_procps", t_differential },
 };
