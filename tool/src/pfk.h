@@ -109,6 +109,8 @@ struct pfk_proc {
 	enum pfk_result result;
 	int err;
 	bool escalated;			/* --then: the second signal reached it */
+	bool has_status;		/* pfk_wait() read how it ended: */
+	int exit_status;		/* as wait(2) encodes it */
 };
 
 /* Features of the running kernel, probed once. */
@@ -119,6 +121,7 @@ struct pfk_features {
 	bool signal_flags;	/* PIDFD_SIGNAL_THREAD/_THREAD_GROUP/_PROCESS_GROUP */
 	bool taskfd_signal;	/* /proc/<pid>/task/<tid> fds are thread handles */
 	bool mrelease;		/* process_mrelease() (5.15) */
+	bool pidfd_info;	/* ioctl(PIDFD_GET_INFO) on pidfds (6.13) */
 };
 
 void pfk_probe_features(struct pfk_features *f);
@@ -188,10 +191,37 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
  * Wait until every process in procs[] whose result is PFK_MATCHED,
  * PFK_SIGNALED or PFK_ESCALATED has exited (result becomes PFK_EXITED;
  * PFK_GONE for a match that had gone before we could look), or timeout_ms
- * passes (-1: forever).  Returns how many are still alive.
+ * passes (-1: forever).  Returns how many are still alive.  Processes
+ * (not threads) seen to exit get their exit status where the kernel has
+ * it (see pfk_pidfd_status()).
  */
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		enum pfk_scope scope, const struct pfk_features *feat);
+
+/*
+ * Hold a pidfd for p (as pfk_wait() would open it) from now on: 0, or -1
+ * with errno (ESRCH: gone).  The kernel keeps an exit status only for a
+ * process that had a pidfd when it was reaped, so --wait opens it before
+ * it signals.
+ */
+int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope);
+
+/*
+ * How the process behind pidfd ended, as wait(2) encodes it, read with
+ * ioctl(PIDFD_GET_INFO, PIDFD_INFO_EXIT) (Linux 6.15; the kernel records
+ * it when the process is reaped, by whichever parent).  0, or -1 with
+ * errno: ENODATA not reaped yet (or a kernel that keeps no status, 6.13
+ * and 6.14, while it is still there), ESRCH reaped without a status kept,
+ * ENOTTY or EINVAL no such ioctl.
+ */
+int pfk_pidfd_status(int pidfd, int *status);
+
+/*
+ * With feat->pidfd_info, pfk_wait() sets has_status and exit_status of
+ * each process it saw exit; a process not yet reaped by its parent is
+ * given this long more (its pidfd reports POLLHUP when it is reaped).
+ */
+#define PFK_STATUS_GRACE_MS 200
 
 /*
  * -m: release the memory of p, which we have sent SIGKILL, through a

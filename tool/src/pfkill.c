@@ -33,6 +33,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -326,10 +327,11 @@ static void print_version(void)
 	       (unsigned long)PIDFD_SIGNAL_THREAD_GROUP,
 	       (unsigned long)PIDFD_SIGNAL_PROCESS_GROUP);
 	printf("kernel: procfd-signal=%s pidfd-open=%s pidfd-thread=%s "
-	       "signal-flags=%s taskfd-signal=%s mrelease=%s\n",
+	       "signal-flags=%s taskfd-signal=%s mrelease=%s pidfd-info=%s\n",
 	       f.procfd_signal ? "yes" : "no", f.pidfd_open ? "yes" : "no",
 	       f.pidfd_thread ? "yes" : "no", f.signal_flags ? "yes" : "no",
-	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no");
+	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no",
+	       f.pidfd_info ? "yes" : "no");
 }
 
 /* List elements, converted as procps does; warnx + exit 2 on a bad one. */
@@ -831,6 +833,30 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/*
+ * How a process ended, where the kernel told (PIDFD_INFO_EXIT):
+ * {"exited":true,"code":N} or
+ * {"exited":false,"signo":N,"signal":"NAME","core":BOOL}, "signal" only
+ * where the number has a name.
+ */
+static void json_status(int st)
+{
+	const char *name;
+
+	if (WIFEXITED(st)) {
+		printf(",\"status\":{\"exited\":true,\"code\":%d}",
+		       WEXITSTATUS(st));
+		return;
+	}
+	if (!WIFSIGNALED(st))
+		return;
+	printf(",\"status\":{\"exited\":false,\"signo\":%d", WTERMSIG(st));
+	name = pfk_signal_name(WTERMSIG(st));
+	if (name)
+		printf(",\"signal\":\"%s\"", name);
+	printf(",\"core\":%s}", WCOREDUMP(st) ? "true" : "false");
+}
+
 static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	printf("{\"pid\":%d,\"name\":", (int)p->pid);
@@ -839,6 +865,8 @@ static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	/* With --then: was the second signal sent (result tells the end)? */
 	if (ctl->has_then)
 		printf(",\"escalated\":%s", p->escalated ? "true" : "false");
+	if (p->has_status)
+		json_status(p->exit_status);
 	puts("}");
 }
 
@@ -1017,6 +1045,33 @@ static void escalate(struct pfkill_ctl *ctl, struct pfk_proc *p)
 	fflush(stdout);
 }
 
+/*
+ * -e after waiting: how each process that we saw exit ended, where the
+ * kernel keeps it (PIDFD_INFO_EXIT); without it, nothing, as before.
+ */
+static void echo_status(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
+{
+	int st = p->exit_status;
+	const char *name;
+
+	if (!ctl->echo || ctl->json || !p->has_status || p->result != PFK_EXITED)
+		return;
+	if (WIFEXITED(st)) {
+		put_text(ctl, p);
+		printf(" exited, status %d (pid %d)\n", WEXITSTATUS(st),
+		       (int)p->pid);
+	} else if (WIFSIGNALED(st)) {
+		put_text(ctl, p);
+		name = pfk_signal_name(WTERMSIG(st));
+		if (name)
+			printf(" killed by SIG%s", name);
+		else
+			printf(" killed by signal %d", WTERMSIG(st));
+		printf("%s (pid %d)\n", WCOREDUMP(st) ? ", core dumped" : "",
+		       (int)p->pid);
+	}
+}
+
 static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		       size_t n)
 {
@@ -1034,6 +1089,16 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		info.si_value.sival_int = ctl->queue_value;
 		ip = &info;
 	}
+	/*
+	 * --wait with PIDFD_GET_INFO: hold each pidfd before the signal, as
+	 * the kernel records an exit status only for a process that has one
+	 * when its parent reaps it, which may be at once.  A process already
+	 * gone is left to the signal step to find.
+	 */
+	if (ctl->wait && ctl->feat.pidfd_info &&
+	    ctl->scope != PFK_SCOPE_THREAD)
+		for (size_t i = 0; i < n; i++)
+			pfk_open_pidfd(&procs[i], ctl->scope);
 	if (ctl->scope == PFK_SCOPE_PGROUP)
 		signal_groups(ctl, procs, n, ctl->sig, ip);
 	else
@@ -1072,6 +1137,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 				warnx("pid %d (%s) is still running",
 				      (int)procs[i].pid, procs[i].name);
 			}
+			echo_status(ctl, &procs[i]);
 		}
 	}
 	if (ctl->json)
@@ -1111,6 +1177,7 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			errno = procs[i].err;
 			warn("waiting for pid %d failed", (int)procs[i].pid);
 		}
+		echo_status(ctl, &procs[i]);
 		if (ctl->json)
 			print_json(ctl, &procs[i]);
 	}
