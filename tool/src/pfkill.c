@@ -1160,6 +1160,14 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		printf("%zu\n", ctl->matched);
 		ctl->count_printed = true;
 	}
+	/*
+	 * The pidfds first: what we say we wait for is held from then on,
+	 * and the kernel keeps an exit status only for a process that has
+	 * a pidfd when it is reaped.  One gone already is found by
+	 * pfk_wait().
+	 */
+	for (size_t i = 0; i < n; i++)
+		pfk_open_pidfd(&procs[i], PFK_SCOPE_PROCESS);
 	for (size_t i = 0; ctl->echo && !ctl->json && i < n; i++) {
 		fputs("waiting for ", stdout);
 		put_text(ctl, &procs[i]);
