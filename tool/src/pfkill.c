@@ -738,6 +738,8 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	f->keep_cmdline = ctl->list_full &&
 			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
+	/* Listing holds nothing past a batch: close its fds all at once. */
+	f->defer_close = ctl->mode == MODE_LIST;
 
 	if (ctl->pattern) {
 		int flags = REG_EXTENDED | REG_NOSUB | (ctl->icase ? REG_ICASE : 0);
@@ -860,7 +862,7 @@ static void json_status(int st)
 static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	printf("{\"pid\":%d,\"name\":", (int)p->pid);
-	json_string(p->name);
+	json_string(pfk_proc_name(p));
 	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
 	/* With --then: was the second signal sent (result tells the end)? */
 	if (ctl->has_then)
@@ -913,7 +915,7 @@ static void put_quoted_argv(const struct pfk_proc *p)
 	if (s == end) {
 		char br[80];
 
-		snprintf(br, sizeof(br), "[%s]", p->name);
+		snprintf(br, sizeof(br), "[%s]", pfk_proc_name(p));
 		put_quoted(br, strlen(br));
 		return;
 	}
@@ -938,9 +940,9 @@ static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	else if (ctl->list_full && p->cmdline)
 		fputs(p->cmdline, stdout);
 	else if (ctl->shell_quote)
-		put_quoted(p->name, strlen(p->name));
+		put_quoted(pfk_proc_name(p), strlen(pfk_proc_name(p)));
 	else
-		fputs(p->name, stdout);
+		fputs(pfk_proc_name(p), stdout);
 }
 
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
@@ -1135,7 +1137,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 				procs[i].result = PFK_ALIVE;
 				ctl->alive++;
 				warnx("pid %d (%s) is still running",
-				      (int)procs[i].pid, procs[i].name);
+				      (int)procs[i].pid, pfk_proc_name(&procs[i]));
 			}
 			echo_status(ctl, &procs[i]);
 		}
@@ -1223,8 +1225,7 @@ static int run(struct pfkill_ctl *ctl)
 			wait_batch(ctl, procs, n, pfk_scan_done(scan));
 		else
 			kill_batch(ctl, procs, n);
-		for (ssize_t i = 0; i < n; i++)
-			pfk_proc_release(&procs[i]);
+		pfk_scan_release(scan, procs, n);
 	}
 	if (n < 0)
 		err(EXIT_FATAL, "reading /proc");

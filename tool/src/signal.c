@@ -165,6 +165,7 @@ static bool still_same(const struct pfk_proc *p, int dirfd)
 
 	if (pfk_read_stat(dirfd, &now, NULL, NULL, NULL) < 0)
 		return false;
+	free(now.long_name);
 	return now.starttime == p->starttime;
 }
 
@@ -202,7 +203,6 @@ static int open_pidfd(struct pfk_proc *p, bool thread)
  */
 static int open_group_leader(struct pfk_proc *p)
 {
-	struct pfk_proc leader, now;
 	char name[16];
 	int fd;
 
@@ -218,10 +218,16 @@ static int open_group_leader(struct pfk_proc *p)
 		errno = ESRCH;
 		return -1;
 	}
-	if (pfk_read_stat(fd, &leader, NULL, NULL, NULL) < 0 ||
-	    leader.pgrp != p->pgrp ||
-	    pfk_read_stat(p->dirfd, &now, NULL, NULL, NULL) < 0 ||
-	    now.starttime != p->starttime || now.pgrp != p->pgrp) {
+	struct pfk_proc leader = { .long_name = NULL };
+	struct pfk_proc now = { .long_name = NULL };
+	bool same = pfk_read_stat(fd, &leader, NULL, NULL, NULL) == 0 &&
+		    leader.pgrp == p->pgrp &&
+		    pfk_read_stat(p->dirfd, &now, NULL, NULL, NULL) == 0 &&
+		    now.starttime == p->starttime && now.pgrp == p->pgrp;
+
+	free(leader.long_name);
+	free(now.long_name);
+	if (!same) {
 		close(fd);
 		errno = ESRCH;
 		return -1;
