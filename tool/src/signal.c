@@ -40,11 +40,12 @@
 
 /*
  * ioctl(PIDFD_GET_INFO) (Linux 6.13): the layout of upstream's struct
- * pidfd_info (include/uapi/linux/pidfd.h) up to supported_mask, under our
+ * pidfd_info (include/uapi/linux/pidfd.h) as first published, under our
  * own names so that it cannot clash with a libc or kernel header that has
- * it.  exit_code ends the first published size (PIDFD_INFO_SIZE_VER0, 64
- * bytes), so every kernel with the ioctl fills it; the kernel takes the
- * size from the command and copies what both sides know.
+ * it.  exit_code (6.15) ends that first size (PIDFD_INFO_SIZE_VER0, 64
+ * bytes, where 6.13 had a spare field), so every kernel with the ioctl
+ * takes it: the kernel reads the size from the command and copies what
+ * both sides know.  Later versions append fields we do not need.
  */
 struct pfk_pidfd_info {
 	uint64_t mask;
@@ -52,22 +53,21 @@ struct pfk_pidfd_info {
 	uint32_t pid, tgid, ppid;
 	uint32_t ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
 	int32_t exit_code;		/* wait(2) status, with PFK_INFO_EXIT */
-	uint32_t coredump_mask, coredump_signal;
-	uint64_t supported_mask;
 };
 
 #define PFK_INFO_EXIT		(1ULL << 3)	/* PIDFD_INFO_EXIT, 6.15 */
 #define PFK_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct pfk_pidfd_info)
 
 _Static_assert(offsetof(struct pfk_pidfd_info, exit_code) == 60 &&
-	       sizeof(struct pfk_pidfd_info) == 80,
-	       "struct pidfd_info: exit_code at 60, 80 bytes (VER2)");
+	       sizeof(struct pfk_pidfd_info) == 64,
+	       "struct pidfd_info: exit_code at 60, 64 bytes (VER0)");
 #ifdef PIDFD_GET_INFO
 _Static_assert(_IOC_TYPE(PIDFD_GET_INFO) == 0xFF &&
 	       _IOC_NR(PIDFD_GET_INFO) == 11, "PIDFD_GET_INFO");
 #endif
 #ifdef PIDFD_INFO_EXIT
-_Static_assert(PIDFD_INFO_EXIT == PFK_INFO_EXIT, "PIDFD_INFO_EXIT");
+_Static_assert(PIDFD_INFO_EXIT == PFK_INFO_EXIT &&
+	       offsetof(struct pidfd_info, exit_code) == 60, "PIDFD_INFO_EXIT");
 #endif
 
 #ifdef HAVE_SYS_PIDFD_H
