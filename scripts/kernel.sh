@@ -18,8 +18,8 @@ fragments=("$REPO/kconfig/guest.config")
 fragments+=("$REPO/kconfig/$ARCH_KCONFIG")
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
 case $KERNEL in
-patched-*)
-	fragments+=("$REPO/kconfig/matrix/${KERNEL#patched-}.config")
+patched-*|patched612-*)
+	fragments+=("$REPO/kconfig/matrix/${KERNEL#*-}.config")
 	[ -f "${fragments[-1]}" ] || die "KERNEL=$KERNEL: no ${fragments[-1]}" ;;
 esac
 [ "${KERNEL#system-}" != "$KERNEL" ] && fragments+=("$REPO/kconfig/system.config")
