@@ -169,6 +169,24 @@ qemu_boot() {
 	return 0
 }
 
+# seed_build FROM TO SRC: make O= directory TO a copy of the finished
+# build FROM of another tree with the same content and config, rewritten
+# to build SRC (its .cmd files, dependency files and Makefile name their
+# tree), so that kbuild rebuilds only the files of SRC that are newer
+# than their objects. ccache cannot share objects between two trees.
+seed_build() {
+	local from=$1 to=$2 src=$3 old
+	old=$(readlink "$from/source")
+	rm -rf "$to.tmp"
+	cp -a "$from" "$to.tmp"
+	find "$to.tmp" -type f \( -name '*.cmd' -o -name '*.d' -o -name Makefile \) -print0 |
+		xargs -0 grep -lFZ "$old" | xargs -0 -r sed -i "s|$old|$src|g"
+	ln -sfn "$src" "$to.tmp/source"
+	rm -f "$to.tmp/.built"
+	rm -rf "$to"
+	mv "$to.tmp" "$to"
+}
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
@@ -189,7 +207,7 @@ source_tree() {
 # exclusive; one build dir is used by one run at a time ("build-KERNEL").
 # A script started by a holder inherits the lock.
 lock() {
-	local var=PIDFD_LOCK_${1//-/_} fd
+	local var=PIDFD_LOCK_${1//[-.]/_} fd
 	[ -n "${!var:-}" ] && return 0
 	mkdir -p "$CACHE"
 	exec {fd}>"$CACHE/$1.lock"

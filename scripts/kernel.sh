@@ -46,16 +46,8 @@ ref=$CACHE/build/upstream$ARCH_SUFFIX
 if [ "$BASE" = 6.12 ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
 		[ "$(cat "$ref/.config-fragments" 2>/dev/null)" = "$stamp" ]; then
 	lock build-upstream x
-	old=$(readlink "$ref/source")
 	say "seeding $BUILD from the upstream build ($ref)"
-	rm -rf "$BUILD.tmp"
-	cp -a "$ref" "$BUILD.tmp"
-	find "$BUILD.tmp" -type f \( -name '*.cmd' -o -name '*.d' -o -name Makefile \) -print0 |
-		xargs -0 grep -lFZ "$old" | xargs -0 -r sed -i "s|$old|$src|g"
-	ln -sfn "$src" "$BUILD.tmp/source"
-	rm -f "$BUILD.tmp/.built"
-	rm -rf "$BUILD"
-	mv "$BUILD.tmp" "$BUILD"
+	seed_build "$ref" "$BUILD" "$src"
 fi
 
 # Reconfigure only when a fragment changed: a stable .config keeps the
