@@ -11,20 +11,7 @@ lock "build-bisect$BASE_SUFFIX" x
 
 wt=$CACHE/src/bisect$BASE_SUFFIX
 obj=$CACHE/build/bisect$BASE_SUFFIX
-if [ ! -d "$wt" ]; then
-	git -C "$TREE" worktree add -q --detach "$wt" base
-	# 6.12: start from the upstream reference's build, which is the
-	# pristine tree of the same config; the checkout wrote every file
-	# just now, so give them a date before that build's objects.
-	ref=$CACHE/build/upstream
-	if [ "$BASE" = 6.12 ] && [ -f "$ref/.built" ] &&
-			cmp -s "$ref/.config" "$CACHE/build/$KERNEL/.config"; then
-		say "seeding $obj from the upstream build ($ref)"
-		lock build-upstream x
-		find "$wt" -path "$wt/.git" -prune -o -exec touch -h -d @1 {} +
-		seed_build "$ref" "$obj" "$wt"
-	fi
-fi
+[ -d "$wt" ] || git -C "$TREE" worktree add -q --detach "$wt" base
 mkdir -p "$obj"
 cp "$CACHE/build/$KERNEL/.config" "$obj/.config" 2>/dev/null ||
 	die "build the $KERNEL kernel first (make kernel)"
