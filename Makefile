@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Entry points; the work is in scripts/, the settings are in docs/harness.md.
-# KERNEL=patched (default), upstream, stock (the pristine Debian tree, same
+# KERNEL=patched (default), patched612 (the 6.12 series on
+# linux-source-6.12), upstream, stock (the pristine Debian tree, same
 # config), debug (patched + debug.config) or patched-<c> (patched +
 # kconfig/matrix/<c>.config: KERNEL=patched-cr-n). ARCH=arm64 (make test,
 # run, kernel, initramfs): the same kernel cross-built for arm64 and booted
 # with qemu-system-aarch64 -M virt; default: x86_64.
+# BASE=6.1 (default) or 6.12: the series that make patches, checkpatch,
+# bisect-check and tree work on (patches/ or patches-6.12/); BASE=6.12
+# makes patched612 the default KERNEL.
 
-KERNEL ?= patched
+BASE ?= 6.1
+KERNEL ?= $(if $(filter 6.12,$(BASE)),patched612,patched)
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
 # make test and make system run their own list of kernels (scripts/test.sh:
 # patched and upstream, arm64 patched; scripts/system.sh: patched and
@@ -16,7 +21,7 @@ KERNEL_ARG := $(if $(filter file,$(origin KERNEL)),,$(KERNEL))
 # ONLY=globs: make test runs only the plan entries and host steps whose
 # names match (make test ONLY='conformance:send_signal*').
 ONLY ?=
-export KERNEL PIDFD_CACHE ONLY
+export BASE KERNEL PIDFD_CACHE ONLY
 
 S := scripts
 ARCH_SUFFIX := $(if $(filter arm64,$(ARCH)),-arm64)
@@ -28,18 +33,19 @@ X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=arm64 has test/r
 help:
 	@echo "make run          build and boot the patched kernel: the PID-reuse demo, then a shell"
 	@echo "make test         the tool's host tests; the guest plan (64- and 32-bit programs) on the"
-	@echo "                  patched kernel and upstream 6.12; smoke of bench/stress/run;"
-	@echo "                  matrix:smoke, checkpatch, pfkill's .deb. Ends 'N passed, N failed'"
-	@echo "  KERNEL=k          one kernel: patched, upstream, stock, debug, patched-<matrix config>"
+	@echo "                  patched 6.1 and 6.12 kernels and upstream 6.12; smoke of bench/stress/run;"
+	@echo "                  matrix:smoke and checkpatch of both series, pfkill's .deb. Ends 'N passed, N failed'"
+	@echo "  KERNEL=k          one kernel: patched, patched612, upstream, stock, debug, patched-<matrix config>"
 	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."
 	@echo "                    ONLY='conformance:send_signal*' (README: Running one test)"
 	@echo "  ARCH=arm64        the same on an arm64 guest (docs/arm64.md)"
 	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md)"
 	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md)"
 	@echo "make system       Debian 12 with systemd and AppArmor on patched and stock (docs/system.md)"
-	@echo "make checkpatch   checkpatch.pl --strict over patches/"
+	@echo "make checkpatch   checkpatch.pl --strict over patches/ (BASE=6.12: patches-6.12/)"
 	@echo "make patches      regenerate patches/ from the cached tree's series branch"
 	@echo "make bisect-check build the kernel after every patch of the series"
+	@echo "  BASE=6.12         these three (and tree) on the 6.12 series: patches-6.12/, src/linux-6.12"
 	@echo "make matrix       every patch x every kconfig/matrix config, W=1 + sparse (docs/matrix.md)"
 	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
 	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)"
@@ -47,8 +53,8 @@ help:
 	@if [ -s $(PIDFD_CACHE)/times.txt ]; then echo; echo "last runs on this machine ($(PIDFD_CACHE)/times.txt):"; \
 		sed 's/^/  /' $(PIDFD_CACHE)/times.txt; fi
 	@echo
-	@echo "KERNEL=$(KERNEL)  ARCH=$(or $(ARCH),x86_64)  ONLY=$(ONLY)  PIDFD_CACHE=$(PIDFD_CACHE)"
-	@echo "tree:   $(PIDFD_CACHE)/src/linux (branch series, tag base)"
+	@echo "BASE=$(BASE)  KERNEL=$(KERNEL)  ARCH=$(or $(ARCH),x86_64)  ONLY=$(ONLY)  PIDFD_CACHE=$(PIDFD_CACHE)"
+	@echo "tree:   $(PIDFD_CACHE)/src/linux$(if $(filter 6.12,$(BASE)),-6.12) (branch series, tag base)"
 	@echo "build:  $(PIDFD_CACHE)/build/$(KERNEL)$(ARCH_SUFFIX)   output: $(PIDFD_CACHE)/out/$(KERNEL)$(ARCH_SUFFIX)"
 
 deps:

@@ -2,18 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the kernel after every patch of the series (bisectability), in a
-# worktree and O= directory of its own so the test build stays warm.
+# worktree and O= directory of its own so the test build stays warm
+# (BASE=6.12: the 6.12 series, with the patched612 kernel's .config).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
-lock build-bisect x
+lock "build-bisect$BASE_SUFFIX" x
 
-wt=$CACHE/src/bisect
-obj=$CACHE/build/bisect
+wt=$CACHE/src/bisect$BASE_SUFFIX
+obj=$CACHE/build/bisect$BASE_SUFFIX
 [ -d "$wt" ] || git -C "$TREE" worktree add -q --detach "$wt" base
 mkdir -p "$obj"
-cp "$CACHE/build/patched/.config" "$obj/.config" 2>/dev/null ||
-	die "build the patched kernel first (make kernel)"
+cp "$CACHE/build/$KERNEL/.config" "$obj/.config" 2>/dev/null ||
+	die "build the $KERNEL kernel first (make kernel)"
 
 n=0
 for commit in $(git -C "$TREE" rev-list --reverse base..series); do

@@ -3,21 +3,50 @@
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${PIDFD_CACHE:-$HOME/.cache/pidfd-signal}
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
 # The reference: upstream 6.12 as Debian ships it (linux-source-6.12),
 # built with the same config, so a claim of upstream's ABI is checked by
 # running the same tests on it.
 UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
-# The patched tree: a git repo, tag "base" is the pristine Debian source,
-# branch "series" carries patches/ as commits.
-TREE=$CACHE/src/linux
 # KERNEL selects the build: patched (default), stock (tag base, same config),
 # debug (patched + kconfig/debug.config), upstream (linux-source-6.12,
 # same config), patched-<c> (patched + kconfig/matrix/<c>.config, the
 # delta of a make matrix config: KERNEL=patched-cr-n boots without
 # CHECKPOINT_RESTORE); system-patched and system-stock add
-# kconfig/system.config (make system: a Debian root disk).
-KERNEL=${KERNEL:-patched}
+# kconfig/system.config (make system: a Debian root disk); patched612
+# is the 6.12 series on linux-source-6.12 (patched612-<c>,
+# system-patched612 likewise).
+# BASE selects the series: 6.1 (default; patches/, Debian 12's kernel) or
+# 6.12 (patches-6.12/, Debian 13's kernel and Debian 12's LTS kernel).
+# A kernel name decides its own base; BASE=6.12 without KERNEL makes
+# patched612 the default kernel (make patches/checkpatch/bisect-check
+# BASE=6.12 work on the 6.12 series).
+BASE=${BASE:-6.1}
+[ -z "${KERNEL:-}" ] && { [ "$BASE" = 6.12 ] && KERNEL=patched612 || KERNEL=patched; }
+case $KERNEL in
+patched612|patched612-*|system-patched612) BASE=6.12 ;;
+*) BASE=6.1 ;;
+esac
+# Per base: the Debian package, its tarball, the series and the git tree
+# that carries it (tag "base" is the pristine Debian source, branch
+# "series" carries the series as commits); BASE_SUFFIX names the base's
+# own files beside the 6.1 ones (src/bisect-6.12, out/series-6.12.mbox).
+case $BASE in
+6.1)
+	SRC_PACKAGE=linux-source-6.1
+	PATCHES=$REPO/patches
+	TREE=$CACHE/src/linux
+	APPLIED=$CACHE/src/applied
+	BASE_SUFFIX=
+	;;
+6.12)
+	SRC_PACKAGE=linux-source-6.12
+	PATCHES=$REPO/patches-6.12
+	TREE=$CACHE/src/linux-6.12
+	APPLIED=$CACHE/src/applied-6.12
+	BASE_SUFFIX=-6.12
+	;;
+esac
+SRC_TARBALL=/usr/src/$SRC_PACKAGE.tar.xz
 # ARCH selects the guest: x86_64 (default; built with the host's gcc,
 # booted with qemu-system-x86_64) or arm64 (cross-built with Debian's
 # aarch64-linux-gnu- toolchain, booted with qemu-system-aarch64 -M virt).
@@ -140,6 +169,24 @@ qemu_boot() {
 	return 0
 }
 
+# seed_build FROM TO SRC: make O= directory TO a copy of the finished
+# build FROM of another tree with the same content and config, rewritten
+# to build SRC (its .cmd files, dependency files and Makefile name their
+# tree), so that kbuild rebuilds only the files of SRC that are newer
+# than their objects. ccache cannot share objects between two trees.
+seed_build() {
+	local from=$1 to=$2 src=$3 old
+	old=$(readlink "$from/source")
+	rm -rf "$to.tmp"
+	cp -a "$from" "$to.tmp"
+	find "$to.tmp" -type f \( -name '*.cmd' -o -name '*.d' -o -name Makefile \) -print0 |
+		xargs -0 grep -lFZ "$old" | xargs -0 -r sed -i "s|$old|$src|g"
+	ln -sfn "$src" "$to.tmp/source"
+	rm -f "$to.tmp/.built"
+	rm -rf "$to"
+	mv "$to.tmp" "$to"
+}
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
@@ -148,8 +195,9 @@ source_tree() {
 	case $KERNEL in
 	stock|system-stock) echo "$CACHE/src/stock" ;;
 	patched|debug|patched-*|system-patched) echo "$TREE" ;;
+	patched612|patched612-*|system-patched612) echo "$TREE" ;;
 	upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, stock, debug, upstream, patched-<matrix config>, system-patched or system-stock)" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, patched612, stock, debug, upstream, patched-<matrix config>, patched612-<c>, system-patched, system-patched612 or system-stock)" ;;
 	esac
 }
 
@@ -159,7 +207,7 @@ source_tree() {
 # exclusive; one build dir is used by one run at a time ("build-KERNEL").
 # A script started by a holder inherits the lock.
 lock() {
-	local var=PIDFD_LOCK_${1//-/_} fd
+	local var=PIDFD_LOCK_${1//[-.]/_} fd
 	[ -n "${!var:-}" ] && return 0
 	mkdir -p "$CACHE"
 	exec {fd}>"$CACHE/$1.lock"

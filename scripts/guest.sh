@@ -61,9 +61,11 @@ say "building guest programs ($KERNEL $ARCH headers)"
 compile "$root/init" "$REPO/guest/init.c" "-DEND_MARKER=\"$END_MARKER\""
 compile "$root/bin/demo" "$REPO/guest/demo.c"
 
-# The pidfd selftests, built by their Makefile, always from the patched
+# The pidfd selftests, built by their Makefile, always from a patched
 # tree: on the stock kernel the tests our series adds must skip, and that
-# is only seen if they run there.
+# is only seen if they run there. patched612 runs those of the 6.12
+# series (src/linux-6.12); every other kernel, the upstream reference
+# included, those of the 6.1 series (src/linux), as before.
 selftests_dir=$TREE/tools/testing/selftests/pidfd
 mkdir -p "$OUT/selftests-pidfd"
 make -s -C "$selftests_dir" OUTPUT="$OUT/selftests-pidfd" \

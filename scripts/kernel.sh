@@ -18,8 +18,8 @@ fragments=("$REPO/kconfig/guest.config")
 fragments+=("$REPO/kconfig/$ARCH_KCONFIG")
 [ "$KERNEL" = debug ] && fragments+=("$REPO/kconfig/debug.config")
 case $KERNEL in
-patched-*)
-	fragments+=("$REPO/kconfig/matrix/${KERNEL#patched-}.config")
+patched-*|patched612-*)
+	fragments+=("$REPO/kconfig/matrix/${KERNEL#*-}.config")
 	[ -f "${fragments[-1]}" ] || die "KERNEL=$KERNEL: no ${fragments[-1]}" ;;
 esac
 [ "${KERNEL#system-}" != "$KERNEL" ] && fragments+=("$REPO/kconfig/system.config")
@@ -34,9 +34,24 @@ progress() {
 	     { print "   " $0 } END { printf "   %d steps\n", n }' >&2
 }
 
+stamp=$(cat "${fragments[@]}" | sha1sum | cut -d' ' -f1)
+
+# A first 6.12 build (patched612) starts from a copy of the upstream
+# reference's finished build of the same fragments, with its source
+# paths rewritten: kbuild then recompiles only what the series changed
+# (a minute instead of a cold build; ccache cannot help across two trees,
+# every command line names its tree). Extraction keeps the tarball's
+# mtimes, so an unchanged file is older than its object.
+ref=$CACHE/build/upstream$ARCH_SUFFIX
+if [ "$BASE" = 6.12 ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
+		[ "$(cat "$ref/.config-fragments" 2>/dev/null)" = "$stamp" ]; then
+	lock build-upstream x
+	say "seeding $BUILD from the upstream build ($ref)"
+	seed_build "$ref" "$BUILD" "$src"
+fi
+
 # Reconfigure only when a fragment changed: a stable .config keeps the
 # rebuild incremental.
-stamp=$(cat "${fragments[@]}" | sha1sum | cut -d' ' -f1)
 if [ ! -f "$BUILD/.config" ] || [ "$(cat "$BUILD/.config-fragments" 2>/dev/null)" != "$stamp" ]; then
 	say "configuring $KERNEL $ARCH kernel: tinyconfig + ${fragments[*]##*/}"
 	kmake tinyconfig >/dev/null

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Regenerate patches/ from the commits base..series of the cached tree,
+# Regenerate patches/ (BASE=6.12: patches-6.12/) from the commits
+# base..series of the cached tree (src/linux, src/linux-6.12),
 # the way to land edits made there (git commit --amend, rebase -i ...):
 # one `git format-patch --cover-letter --thread` run, so that every
 # patch is [PATCH n/m] of the same m and the mails form one thread. The
@@ -11,20 +12,20 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree x
 
-cover=$REPO/patches/cover-letter.txt
+cover=$PATCHES/cover-letter.txt
 [ -f "$cover" ] || die "missing $cover"
 git -C "$TREE" diff --quiet HEAD || die "$TREE has uncommitted changes"
 # Author dates in series order, as a mailed series has them.
 git -C "$TREE" rebase -q --ignore-date base
 
-cd "$REPO/patches"
+cd "$PATCHES"
 find . -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
 git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
-	--thread=shallow -o "$REPO/patches" base..HEAD
+	--thread=shallow -o "$PATCHES" base..HEAD
 mkdir -p "$CACHE/out"
-git -C "$TREE" format-patch -q --stdout base..HEAD > "$CACHE/out/series.mbox"
+git -C "$TREE" format-patch -q --stdout base..HEAD > "$CACHE/out/series$BASE_SUFFIX.mbox"
 cc=$(cd "$TREE" && scripts/get_maintainer.pl --no-rolestats --no-git \
-	--no-git-fallback "$CACHE/out/series.mbox" | paste -sd, | sed 's/,/, /g')
+	--no-git-fallback "$CACHE/out/series$BASE_SUFFIX.mbox" | paste -sd, | sed 's/,/, /g')
 subject=$(head -n 1 "$cover")
 awk -v subject="$subject" -v cc="$cc" -v body="$cover" '
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject); print;
@@ -35,10 +36,10 @@ awk -v subject="$subject" -v cc="$cc" -v body="$cover" '
 	{ print }' 0000-cover-letter.patch > 0000-cover-letter.patch.tmp
 mv 0000-cover-letter.patch.tmp 0000-cover-letter.patch
 {
-	echo "# Kernel series, in order (git am); base: Debian linux-source-6.1"
+	echo "# Kernel series, in order (git am); base: Debian $SRC_PACKAGE"
 	ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-'
 } > series
 # The tree already holds exactly this series: no need to reapply.
-git -C "$TREE" rev-parse HEAD > "$CACHE/src/applied-head"
-(cat series $(grep -v '^#' series)) | sha1sum | cut -d' ' -f1 > "$CACHE/src/applied-series"
-say "patches/: $(grep -vc '^#' series) patches and a cover letter"
+git -C "$TREE" rev-parse HEAD > "$APPLIED-head"
+(cat series $(grep -v '^#' series)) | sha1sum | cut -d' ' -f1 > "$APPLIED-series"
+say "${PATCHES#"$REPO/"}/: $(grep -vc '^#' series) patches and a cover letter"

@@ -23,7 +23,7 @@
 # The programs read the small sizes from the environment (PIDFD_BENCH_*,
 # PIDFD_STRESS_*; see bench/bench.h and stress/stress.h) and, with
 # PIDFD_SMOKE set, print one KTAP case per measured pair or table row. On
-# the patched (and debug) kernel every feature is there, so an n/a pair
+# the patched kernels (patched, patched612, debug) every feature is there, so an n/a pair
 # or row fails (PIDFD_SMOKE=strict); on other kernels it is a SKIP.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -38,7 +38,7 @@ stress_env+=" PIDFD_STRESS_STRESSNG_CLONE=0"
 # procps only for it; make stress is x86_64's): their rows skip there.
 [ "$ARCH_FUZZERS" = yes ] || stress_env+=" PIDFD_STRESS_NO_FUZZERS=1"
 case $KERNEL in
-patched|debug|patched-*) mode=strict ;;
+patched|debug|patched-*|patched612|patched612-*) mode=strict ;;
 *) mode=lenient ;;
 esac
 

@@ -4,7 +4,8 @@
 # The one gate (make test):
 #   scripts/test.sh [KERNEL...]
 # the tool's host tests, then the guest plan on each KERNEL (default: the
-# patched kernel and the upstream reference; ARCH=arm64: patched), each
+# patched 6.1 and 6.12 kernels and the upstream reference; ARCH=arm64:
+# patched), each
 # judged by scripts/ktap.sh; the last line adds them up: "N passed, N
 # failed". make test KERNEL=k passes k. ONLY=globs (scripts/common.sh)
 # runs only the plan entries and host steps whose names match.
@@ -101,6 +102,17 @@ case " $kernels " in
 		say "make checkpatch: scripts/checkpatch.sh"
 		host_case series:checkpatch "$CACHE/out/checkpatch.ktap" checkpatch \
 			"$REPO/scripts/checkpatch.sh"
+		selected=$((selected + 1))
+	fi
+	;;
+esac
+# With the patched 6.12 kernel: checkpatch over patches-6.12/.
+case " $kernels " in
+*" patched612 "*)
+	if only_match series612:checkpatch; then
+		say "make checkpatch BASE=6.12: scripts/checkpatch.sh"
+		host_case series612:checkpatch "$CACHE/out/checkpatch-6.12.ktap" checkpatch-6.12 \
+			env KERNEL=patched612 "$REPO/scripts/checkpatch.sh"
 		selected=$((selected + 1))
 	fi
 	;;

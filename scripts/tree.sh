@@ -3,7 +3,9 @@
 #
 # Extract Debian's linux-source-6.1 into the cache, make it a git repo
 # tagged "base" and apply patches/series on branch "series" with git am.
-# (KERNEL=upstream: extract linux-source-6.12 beside it, as it is.)
+# (KERNEL=upstream: extract linux-source-6.12 beside it, as it is;
+# KERNEL=patched612 or BASE=6.12: the same for linux-source-6.12 into
+# src/linux-6.12 with patches-6.12/series. Paths: scripts/common.sh.)
 #
 # Reapplies only when patches/ changed since the last application. If the
 # tree holds commits that are not in patches/ (someone is editing the
@@ -15,7 +17,7 @@ lock tree x
 git_tree() { git -C "$TREE" "$@"; }
 
 extract() {
-	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing (apt-get install linux-source-6.1)"
+	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing (apt-get install $SRC_PACKAGE)"
 	say "extracting $SRC_TARBALL into $TREE (about a minute)"
 	rm -rf "$TREE.tmp"
 	mkdir -p "$TREE.tmp"
@@ -31,47 +33,47 @@ extract() {
 	git config gc.auto 0
 	say "committing the pristine tree (about 30 s)"
 	git add -f -A
-	git commit -q -m "Debian linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
+	git commit -q -m "Debian $SRC_PACKAGE $(dpkg-query -W -f='${Version}' "$SRC_PACKAGE" 2>/dev/null)"
 	git tag base
 	cd - >/dev/null
 	mv "$TREE.tmp" "$TREE"
 }
 
 series_hash() {
-	(cd "$REPO/patches" && cat series $(grep -v '^#' series 2>/dev/null) 2>/dev/null) |
+	(cd "$PATCHES" && cat series $(grep -v '^#' series 2>/dev/null) 2>/dev/null) |
 		sha1sum | cut -d' ' -f1
 }
 
 apply_series() {
 	local p
-	say "applying patches/series onto base"
+	say "applying ${PATCHES#"$REPO/"}/series onto base"
 	git_tree am --abort >/dev/null 2>&1 || true
 	git_tree checkout -q -f -B series base
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
-		[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which does not exist"
-		if ! git_tree am -q --whitespace=nowarn "$REPO/patches/$p"; then
+		[ -f "$PATCHES/$p" ] || die "${PATCHES#"$REPO/"}/series names $p, which does not exist"
+		if ! git_tree am -q --whitespace=nowarn "$PATCHES/$p"; then
 			git_tree am --abort || true
-			die "patch does not apply: patches/$p"
+			die "patch does not apply: ${PATCHES#"$REPO/"}/$p"
 		fi
 		say "  applied $p"
-	done < "$REPO/patches/series"
-	git_tree rev-parse HEAD > "$CACHE/src/applied-head"
-	series_hash > "$CACHE/src/applied-series"
+	done < "$PATCHES/series"
+	git_tree rev-parse HEAD > "$APPLIED-head"
+	series_hash > "$APPLIED-series"
 }
 
 mkdir -p "$CACHE/src"
 [ -d "$TREE/.git" ] || extract
 
-if [ ! -f "$CACHE/src/applied-series" ]; then
+if [ ! -f "$APPLIED-series" ]; then
 	apply_series
-elif [ "$(series_hash)" != "$(cat "$CACHE/src/applied-series")" ]; then
-	if [ "$(git_tree rev-parse HEAD)" != "$(cat "$CACHE/src/applied-head")" ]; then
-		die "patches/ changed and $TREE has its own new commits; regenerate patches/ (make patches) or reset the tree"
+elif [ "$(series_hash)" != "$(cat "$APPLIED-series")" ]; then
+	if [ "$(git_tree rev-parse HEAD)" != "$(cat "$APPLIED-head")" ]; then
+		die "${PATCHES#"$REPO/"}/ changed and $TREE has its own new commits; regenerate it (make patches BASE=$BASE) or reset the tree"
 	fi
 	apply_series
-elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$CACHE/src/applied-head")" ]; then
-	say "warning: $TREE has commits not in patches/ (building them; run make patches)"
+elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$APPLIED-head")" ]; then
+	say "warning: $TREE has commits not in ${PATCHES#"$REPO/"}/ (building them; run make patches)"
 fi
 
 # The upstream reference is a plain extraction: nothing is applied to it.
@@ -84,8 +86,8 @@ if [ "$KERNEL" = upstream ] && [ ! -f "$CACHE/src/upstream/Makefile" ]; then
 	mv "$CACHE/src/upstream.tmp" "$CACHE/src/upstream"
 fi
 
-# The stock kernel builds from a worktree of the pristine tag.
-if [ ! -d "$CACHE/src/stock" ]; then
+# The stock kernel builds from a worktree of the pristine 6.1 tag.
+if [ "$BASE" = 6.1 ] && [ ! -d "$CACHE/src/stock" ]; then
 	say "creating the stock worktree at tag base"
 	git_tree worktree add -q --detach "$CACHE/src/stock" base
 fi
