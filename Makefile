@@ -29,7 +29,7 @@ help:
 	@echo "make run          build and boot the patched kernel: the PID-reuse demo, then a shell"
 	@echo "make test         the tool's host tests; the guest plan (64- and 32-bit programs) on the"
 	@echo "                  patched kernel and upstream 6.12; smoke of bench/stress/run;"
-	@echo "                  matrix:smoke and checkpatch. Ends 'N passed, N failed'"
+	@echo "                  matrix:smoke, checkpatch, pfkill's .deb. Ends 'N passed, N failed'"
 	@echo "  KERNEL=k          one kernel: patched, upstream, stock, debug, patched-<matrix config>"
 	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."
 	@echo "                    ONLY='conformance:send_signal*' (README: Running one test)"

@@ -8,6 +8,7 @@
 # sparse and linux-config-6.1 (Debian's amd64 config): make matrix;
 # gcc-multilib: the -m32 guest programs;
 # mmdebstrap, e2fsprogs: the Debian root of make system;
+# dpkg-dev, debhelper, lintian, bash-completion: pfkill's package (tool:deb);
 # scripts/arch/ARCH.sh adds its own: ARCH_PACKAGES.)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -16,7 +17,7 @@ packages=(linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc 
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
 	libc6-dev gcc-multilib coreutils util-linux rsync python3-ply python3-git
 	trinity stress-ng sparse linux-config-6.1
-	mmdebstrap e2fsprogs)
+	mmdebstrap e2fsprogs dpkg-dev debhelper lintian bash-completion)
 packages+=("${ARCH_PACKAGES[@]}")
 missing=()
 for p in "${packages[@]}"; do

@@ -105,6 +105,15 @@ case " $kernels " in
 	fi
 	;;
 esac
+# pfkill's Debian package as a user gets it: built with
+# dpkg-buildpackage, lintian-clean, installed into a scratch root and run.
+# nocheck: its build-time tests are tool:host's, which ran above.
+if [ -f "$REPO/tool/Makefile" ] && only_match tool:deb; then
+	say "pfkill's Debian package: make -C tool deb-test"
+	host_case tool:deb "$CACHE/out/deb.ktap" deb env DEB_BUILD_OPTIONS=nocheck \
+		make -s -C "$REPO/tool" deb-test
+	selected=$((selected + 1))
+fi
 [ "$selected" -gt 0 ] ||
 	die "ONLY=$ONLY matches no test (names: the '# running' lines of a full run's $CACHE/out/*/test.ktap)"
 

@@ -66,6 +66,13 @@ struct pfk_filter {
 	bool drop_ancestors;		/* -A: out before -n/-o pick, as procps */
 	bool keep_cmdline;		/* -a: callers want the command line */
 	bool keep_argv;			/* -a -Q: the raw argv, NUL-separated */
+	/*
+	 * The caller releases each batch whole, with pfk_scan_release(), and
+	 * holds no other fds it opened meanwhile: the scan may then keep the
+	 * fds of the files it read (and of candidates that did not match)
+	 * and close them with the batch, far fewer system calls.
+	 */
+	bool defer_close;
 	enum pfk_pick pick;		/* -n / -o */
 	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty, pid;
 	/* -p PID:STARTTIME: pairs, index by index (a checked identity) */
@@ -91,7 +98,12 @@ enum pfk_result {
 	PFK_ALIVE,		/* --timeout expired and it still runs */
 };
 
-/* One matched process (or thread), held by its /proc directory fd. */
+/*
+ * One matched process (or thread), held by its /proc directory fd.  Kill
+ * mode holds a batch of these for every match at once, so it is kept
+ * small: the name inline only up to 15 bytes (what a task's comm holds),
+ * a longer one (a workqueue worker's "kworker/0:1H-kblockd") on the heap.
+ */
 struct pfk_proc {
 	int dirfd;			/* /proc/<pid> or /proc/<tgid>/task/<tid> */
 	int pidfd;			/* pidfd for --wait / thread signals, or -1 */
@@ -102,14 +114,23 @@ struct pfk_proc {
 	pid_t tgid;
 	pid_t pgrp;
 	unsigned long long starttime;	/* clock ticks after boot, stat field 22 */
-	char name[64];			/* comm, escaped as procps shows it */
-	char state;			/* stat field 3: R S D Z T ... */
 	char *cmdline;			/* only with filter->keep_cmdline */
-	size_t argv_len;		/* with keep_argv: raw argv bytes */
-	enum pfk_result result;
+	char *long_name;		/* the name when it is 16 bytes or more */
+	unsigned int argv_len;		/* with keep_argv: raw argv bytes */
 	int err;
+	int exit_status;		/* as wait(2) encodes it, if has_status */
+	unsigned char result;		/* enum pfk_result */
+	char state;			/* stat field 3: R S D Z T ... */
 	bool escalated;			/* --then: the second signal reached it */
+	bool has_status;		/* pfk_wait() read how it ended */
+	char name[16];			/* comm, escaped as procps shows it */
 };
+
+/* The name (comm, up to 63 bytes, escaped), wherever it is kept. */
+static inline const char *pfk_proc_name(const struct pfk_proc *p)
+{
+	return p->long_name ? p->long_name : p->name;
+}
 
 /* Features of the running kernel, probed once. */
 struct pfk_features {
@@ -119,6 +140,7 @@ struct pfk_features {
 	bool signal_flags;	/* PIDFD_SIGNAL_THREAD/_THREAD_GROUP/_PROCESS_GROUP */
 	bool taskfd_signal;	/* /proc/<pid>/task/<tid> fds are thread handles */
 	bool mrelease;		/* process_mrelease() (5.15) */
+	bool pidfd_info;	/* ioctl(PIDFD_GET_INFO) on pidfds (6.13) */
 };
 
 void pfk_probe_features(struct pfk_features *f);
@@ -158,11 +180,20 @@ size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan);
 void pfk_escape(char *s, size_t len);
 
 
-/* Read <dir>/stat into the identity fields of p (name, ppid ...). */
+/*
+ * Read <dir>/stat into the identity fields of p (name, ppid ...).  A long
+ * name is allocated: pfk_proc_release(), or free(p->long_name).
+ */
 int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 		  unsigned long *tty);
 
 void pfk_proc_release(struct pfk_proc *p);
+
+/*
+ * Release a batch pfk_scan_next() returned (as pfk_proc_release() each),
+ * closing its fds, and those the scan deferred, in runs (close_range()).
+ */
+void pfk_scan_release(struct pfk_scan *scan, struct pfk_proc *procs, size_t n);
 
 /* --- signal step --- */
 
@@ -188,10 +219,37 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
  * Wait until every process in procs[] whose result is PFK_MATCHED,
  * PFK_SIGNALED or PFK_ESCALATED has exited (result becomes PFK_EXITED;
  * PFK_GONE for a match that had gone before we could look), or timeout_ms
- * passes (-1: forever).  Returns how many are still alive.
+ * passes (-1: forever).  Returns how many are still alive.  Processes
+ * (not threads) seen to exit get their exit status where the kernel has
+ * it (see pfk_pidfd_status()).
  */
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		enum pfk_scope scope, const struct pfk_features *feat);
+
+/*
+ * Hold a pidfd for p (as pfk_wait() would open it) from now on: 0, or -1
+ * with errno (ESRCH: gone).  The kernel keeps an exit status only for a
+ * process that had a pidfd when it was reaped, so --wait opens it before
+ * it signals.
+ */
+int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope);
+
+/*
+ * How the process behind pidfd ended, as wait(2) encodes it, read with
+ * ioctl(PIDFD_GET_INFO, PIDFD_INFO_EXIT) (Linux 6.15; the kernel records
+ * it when the process is reaped, by whichever parent).  0, or -1 with
+ * errno: ENODATA not reaped yet (or a kernel that keeps no status, 6.13
+ * and 6.14, while it is still there), ESRCH reaped without a status kept,
+ * ENOTTY or EINVAL no such ioctl.
+ */
+int pfk_pidfd_status(int pidfd, int *status);
+
+/*
+ * With feat->pidfd_info, pfk_wait() sets has_status and exit_status of
+ * each process it saw exit; a process not yet reaped by its parent is
+ * given this long more (its pidfd reports POLLHUP when it is reaped).
+ */
+#define PFK_STATUS_GRACE_MS 200
 
 /*
  * -m: release the memory of p, which we have sent SIGKILL, through a

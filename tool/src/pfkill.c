@@ -33,6 +33,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -326,10 +327,11 @@ static void print_version(void)
 	       (unsigned long)PIDFD_SIGNAL_THREAD_GROUP,
 	       (unsigned long)PIDFD_SIGNAL_PROCESS_GROUP);
 	printf("kernel: procfd-signal=%s pidfd-open=%s pidfd-thread=%s "
-	       "signal-flags=%s taskfd-signal=%s mrelease=%s\n",
+	       "signal-flags=%s taskfd-signal=%s mrelease=%s pidfd-info=%s\n",
 	       f.procfd_signal ? "yes" : "no", f.pidfd_open ? "yes" : "no",
 	       f.pidfd_thread ? "yes" : "no", f.signal_flags ? "yes" : "no",
-	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no");
+	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no",
+	       f.pidfd_info ? "yes" : "no");
 }
 
 /* List elements, converted as procps does; warnx + exit 2 on a bad one. */
@@ -736,6 +738,8 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	f->keep_cmdline = ctl->list_full &&
 			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
+	/* Listing holds nothing past a batch: close its fds all at once. */
+	f->defer_close = ctl->mode == MODE_LIST;
 
 	if (ctl->pattern) {
 		int flags = REG_EXTENDED | REG_NOSUB | (ctl->icase ? REG_ICASE : 0);
@@ -831,14 +835,40 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/*
+ * How a process ended, where the kernel told (PIDFD_INFO_EXIT):
+ * {"exited":true,"code":N} or
+ * {"exited":false,"signo":N,"signal":"NAME","core":BOOL}, "signal" only
+ * where the number has a name.
+ */
+static void json_status(int st)
+{
+	const char *name;
+
+	if (WIFEXITED(st)) {
+		printf(",\"status\":{\"exited\":true,\"code\":%d}",
+		       WEXITSTATUS(st));
+		return;
+	}
+	if (!WIFSIGNALED(st))
+		return;
+	printf(",\"status\":{\"exited\":false,\"signo\":%d", WTERMSIG(st));
+	name = pfk_signal_name(WTERMSIG(st));
+	if (name)
+		printf(",\"signal\":\"%s\"", name);
+	printf(",\"core\":%s}", WCOREDUMP(st) ? "true" : "false");
+}
+
 static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	printf("{\"pid\":%d,\"name\":", (int)p->pid);
-	json_string(p->name);
+	json_string(pfk_proc_name(p));
 	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
 	/* With --then: was the second signal sent (result tells the end)? */
 	if (ctl->has_then)
 		printf(",\"escalated\":%s", p->escalated ? "true" : "false");
+	if (p->has_status)
+		json_status(p->exit_status);
 	puts("}");
 }
 
@@ -885,7 +915,7 @@ static void put_quoted_argv(const struct pfk_proc *p)
 	if (s == end) {
 		char br[80];
 
-		snprintf(br, sizeof(br), "[%s]", p->name);
+		snprintf(br, sizeof(br), "[%s]", pfk_proc_name(p));
 		put_quoted(br, strlen(br));
 		return;
 	}
@@ -910,9 +940,9 @@ static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	else if (ctl->list_full && p->cmdline)
 		fputs(p->cmdline, stdout);
 	else if (ctl->shell_quote)
-		put_quoted(p->name, strlen(p->name));
+		put_quoted(pfk_proc_name(p), strlen(pfk_proc_name(p)));
 	else
-		fputs(p->name, stdout);
+		fputs(pfk_proc_name(p), stdout);
 }
 
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
@@ -1017,6 +1047,33 @@ static void escalate(struct pfkill_ctl *ctl, struct pfk_proc *p)
 	fflush(stdout);
 }
 
+/*
+ * -e after waiting: how each process that we saw exit ended, where the
+ * kernel keeps it (PIDFD_INFO_EXIT); without it, nothing, as before.
+ */
+static void echo_status(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
+{
+	int st = p->exit_status;
+	const char *name;
+
+	if (!ctl->echo || ctl->json || !p->has_status || p->result != PFK_EXITED)
+		return;
+	if (WIFEXITED(st)) {
+		put_text(ctl, p);
+		printf(" exited, status %d (pid %d)\n", WEXITSTATUS(st),
+		       (int)p->pid);
+	} else if (WIFSIGNALED(st)) {
+		put_text(ctl, p);
+		name = pfk_signal_name(WTERMSIG(st));
+		if (name)
+			printf(" killed by SIG%s", name);
+		else
+			printf(" killed by signal %d", WTERMSIG(st));
+		printf("%s (pid %d)\n", WCOREDUMP(st) ? ", core dumped" : "",
+		       (int)p->pid);
+	}
+}
+
 static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		       size_t n)
 {
@@ -1034,6 +1091,16 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		info.si_value.sival_int = ctl->queue_value;
 		ip = &info;
 	}
+	/*
+	 * --wait with PIDFD_GET_INFO: hold each pidfd before the signal, as
+	 * the kernel records an exit status only for a process that has one
+	 * when its parent reaps it, which may be at once.  A process already
+	 * gone is left to the signal step to find.
+	 */
+	if (ctl->wait && ctl->feat.pidfd_info &&
+	    ctl->scope != PFK_SCOPE_THREAD)
+		for (size_t i = 0; i < n; i++)
+			pfk_open_pidfd(&procs[i], ctl->scope);
 	if (ctl->scope == PFK_SCOPE_PGROUP)
 		signal_groups(ctl, procs, n, ctl->sig, ip);
 	else
@@ -1070,8 +1137,9 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 				procs[i].result = PFK_ALIVE;
 				ctl->alive++;
 				warnx("pid %d (%s) is still running",
-				      (int)procs[i].pid, procs[i].name);
+				      (int)procs[i].pid, pfk_proc_name(&procs[i]));
 			}
+			echo_status(ctl, &procs[i]);
 		}
 	}
 	if (ctl->json)
@@ -1094,6 +1162,14 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		printf("%zu\n", ctl->matched);
 		ctl->count_printed = true;
 	}
+	/*
+	 * The pidfds first: what we say we wait for is held from then on,
+	 * and the kernel keeps an exit status only for a process that has
+	 * a pidfd when it is reaped.  One gone already is found by
+	 * pfk_wait().
+	 */
+	for (size_t i = 0; i < n; i++)
+		pfk_open_pidfd(&procs[i], PFK_SCOPE_PROCESS);
 	for (size_t i = 0; ctl->echo && !ctl->json && i < n; i++) {
 		fputs("waiting for ", stdout);
 		put_text(ctl, &procs[i]);
@@ -1111,6 +1187,7 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 			errno = procs[i].err;
 			warn("waiting for pid %d failed", (int)procs[i].pid);
 		}
+		echo_status(ctl, &procs[i]);
 		if (ctl->json)
 			print_json(ctl, &procs[i]);
 	}
@@ -1148,8 +1225,7 @@ static int run(struct pfkill_ctl *ctl)
 			wait_batch(ctl, procs, n, pfk_scan_done(scan));
 		else
 			kill_batch(ctl, procs, n);
-		for (ssize_t i = 0; i < n; i++)
-			pfk_proc_release(&procs[i]);
+		pfk_scan_release(scan, procs, n);
 	}
 	if (n < 0)
 		err(EXIT_FATAL, "reading /proc");

@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -39,7 +41,111 @@ struct pfk_scan {
 	size_t bufsz;
 	char *raw;			/* -a -Q: the raw argv */
 	size_t rawsz;
+	int *pend;			/* fds to close in one go (flush_pending) */
+	size_t npend, pendsz;
 };
+
+/*
+ * Closing costs a system call per fd, and a system call is most of what a
+ * scan does (opening a directory and a file, reading it).  Fds the scan is
+ * done with are kept here instead and closed together: the kernel hands
+ * out the lowest free numbers, so a batch's fds form runs that one
+ * close_range() (Linux 5.9) each closes.
+ */
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+
+/*
+ * Not too many open at once.  A batch's own are closed with it (a listing
+ * batch of 256 leaves some 768); this bounds one that never ends (-n, -o
+ * keep scanning), and running out of fds flushes them early.
+ */
+#define PEND_FLUSH 1024
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void close_run(int lo, int hi)
+{
+	static bool no_close_range;
+
+	if (lo < hi && !no_close_range) {
+		if (syscall(__NR_close_range, lo, hi, 0) == 0)
+			return;
+		no_close_range = true;	/* ENOSYS: before 5.9 */
+	}
+	for (int fd = lo; fd <= hi; fd++)
+		close(fd);
+}
+
+static void flush_pending(struct pfk_scan *scan)
+{
+	int e = errno;
+	size_t i = 0;
+
+	qsort(scan->pend, scan->npend, sizeof(*scan->pend), cmp_int);
+	while (i < scan->npend) {
+		size_t j = i;
+
+		while (j + 1 < scan->npend &&
+		       scan->pend[j + 1] == scan->pend[j] + 1)
+			j++;
+		close_run(scan->pend[i], scan->pend[j]);
+		i = j + 1;
+	}
+	scan->npend = 0;
+	errno = e;
+}
+
+/* Close fd now, or with the next flush when the scan may defer it. */
+static void close_later(struct pfk_scan *scan, int fd, bool defer)
+{
+	if (fd < 0)
+		return;
+	if (!scan || !defer) {
+		close(fd);
+		return;
+	}
+	if (scan->npend == scan->pendsz) {
+		size_t sz = scan->pendsz ? scan->pendsz * 2 : PEND_FLUSH;
+		int *v = realloc(scan->pend, sz * sizeof(*v));
+
+		if (!v) {
+			close(fd);
+			return;
+		}
+		scan->pend = v;
+		scan->pendsz = sz;
+	}
+	scan->pend[scan->npend++] = fd;
+}
+
+/* A file fd the scan read and is done with. */
+static void close_file(struct pfk_scan *scan, int fd)
+{
+	close_later(scan, fd, scan && scan->flt->defer_close);
+	if (scan && scan->npend >= PEND_FLUSH)
+		flush_pending(scan);
+}
+
+/* openat(), which on running out of fds closes the deferred ones first. */
+static int scan_openat(struct pfk_scan *scan, int dirfd, const char *name,
+		       int flags)
+{
+	int fd = openat(dirfd, name, flags);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && scan &&
+	    scan->npend) {
+		flush_pending(scan);
+		fd = openat(dirfd, name, flags);
+	}
+	return fd;
+}
 
 /* procps's library order: bit i of --nslist is name i. */
 const char *const pfk_ns_names[PFK_NS_COUNT] = {
@@ -182,13 +288,14 @@ void pfk_filter_free(struct pfk_filter *flt)
  * seq_file record or a command line in one go, so waiting for the 0 of
  * a second read would cost a syscall per process for nothing.
  */
-static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
+static ssize_t read_at(struct pfk_scan *scan, int dirfd, const char *name,
+		       char **buf, size_t *bufsz)
 {
 	size_t len = 0;
 	ssize_t r;
 	int fd;
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = scan_openat(scan, dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	for (;;) {
@@ -197,7 +304,7 @@ static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 			char *nb = realloc(*buf, sz);
 
 			if (!nb) {
-				close(fd);
+				close_file(scan, fd);
 				errno = ENOMEM;
 				return -1;
 			}
@@ -210,7 +317,7 @@ static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 		if (r < 0) {
 			int e = errno;
 
-			close(fd);
+			close_file(scan, fd);
 			errno = e;
 			return -1;
 		}
@@ -218,20 +325,20 @@ static ssize_t read_at(int dirfd, const char *name, char **buf, size_t *bufsz)
 		if ((size_t)r < *bufsz - (len - r) - 1)
 			break;		/* short read (or 0): the end */
 	}
-	close(fd);
+	close_file(scan, fd);
 	(*buf)[len] = '\0';
 	return len;
 }
 
 /* Small files (stat, status) fit a stack buffer; to EOF as read_at(). */
-static ssize_t read_small_at(int dirfd, const char *name, char *buf,
-			     size_t size)
+static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
+			     const char *name, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t r;
 	int fd;
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = scan_openat(scan, dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	while (len + 1 < size) {
@@ -246,22 +353,23 @@ static ssize_t read_small_at(int dirfd, const char *name, char *buf,
 		if ((size_t)r < size - (len - r) - 1)
 			break;		/* short read (or 0): the end */
 	}
-	close(fd);
+	close_file(scan, fd);
 	if (len == (size_t)-1)
 		return -1;
 	buf[len] = '\0';
 	return len;
 }
 
-int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
-		  unsigned long *tty)
+static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
+		     pid_t *ppid, pid_t *session, unsigned long *tty)
 {
 	char buf[1024], *open_paren, *close_paren, *s;
 	unsigned long long f[20];
 	size_t namelen;
 	int i;
 
-	if (read_small_at(dirfd, "stat", buf, sizeof(buf)) <= 0)
+	p->long_name = NULL;
+	if (read_small_at(scan, dirfd, "stat", buf, sizeof(buf)) <= 0)
 		return -1;
 	/* The name sits in parentheses and may itself contain ") ". */
 	open_paren = strchr(buf, '(');
@@ -269,11 +377,19 @@ int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 	if (!open_paren || !close_paren || close_paren < open_paren)
 		goto bad;
 	namelen = close_paren - open_paren - 1;
-	if (namelen >= sizeof(p->name))
-		namelen = sizeof(p->name) - 1;
-	memcpy(p->name, open_paren + 1, namelen);
-	p->name[namelen] = '\0';
-	pfk_escape(p->name, namelen);
+	if (namelen > 63)
+		namelen = 63;	/* the kernel's own limit, as before */
+	if (namelen < sizeof(p->name)) {
+		memcpy(p->name, open_paren + 1, namelen);
+		p->name[namelen] = '\0';
+		pfk_escape(p->name, namelen);
+	} else {
+		p->name[0] = '\0';
+		p->long_name = strndup(open_paren + 1, namelen);
+		if (!p->long_name)
+			return -1;
+		pfk_escape(p->long_name, namelen);
+	}
 
 	/* Fields 3..22 follow: state ppid pgrp session tty_nr ... starttime. */
 	s = close_paren + 2;
@@ -299,8 +415,16 @@ int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 	p->starttime = f[19];
 	return 0;
 bad:
+	free(p->long_name);
+	p->long_name = NULL;
 	errno = EPROTO;
 	return -1;
+}
+
+int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
+		  unsigned long *tty)
+{
+	return read_stat(NULL, dirfd, p, ppid, session, tty);
 }
 
 /* "Uid:\treal\teffective..." -> the first two numbers after key. */
@@ -386,7 +510,7 @@ static int grow(char **buf, size_t *bufsz, size_t need)
 static const char *full_text(struct pfk_scan *scan, int dirfd,
 			     struct pfk_proc *p)
 {
-	ssize_t n = read_at(dirfd, "cmdline", &scan->buf, &scan->bufsz);
+	ssize_t n = read_at(scan, dirfd, "cmdline", &scan->buf, &scan->bufsz);
 	char *b = scan->buf;
 	ssize_t i;
 
@@ -413,11 +537,11 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 		n = strlen(b);
 	}
 	if (n == 0) {
-		size_t need = strlen(p->name) + sizeof("[] <defunct>");
+		size_t need = strlen(pfk_proc_name(p)) + sizeof("[] <defunct>");
 
 		if (grow(&scan->buf, &scan->bufsz, need) < 0)
 			return NULL;
-		snprintf(scan->buf, need, "[%s]%s", p->name,
+		snprintf(scan->buf, need, "[%s]%s", pfk_proc_name(p),
 			 p->state == 'Z' ? " <defunct>" : "");
 		return scan->buf;
 	}
@@ -429,7 +553,7 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 static bool cgroup_match(struct pfk_scan *scan, int dirfd)
 {
 	const struct pfk_strs *want = &scan->flt->cgroup;
-	ssize_t n = read_at(dirfd, "cgroup", &scan->buf, &scan->bufsz);
+	ssize_t n = read_at(scan, dirfd, "cgroup", &scan->buf, &scan->bufsz);
 	char *line, *rest;
 
 	if (n <= 0)
@@ -452,7 +576,7 @@ static bool cgroup_match(struct pfk_scan *scan, int dirfd)
 static bool env_match(struct pfk_scan *scan, int dirfd)
 {
 	const struct pfk_strs *want = &scan->flt->env;
-	ssize_t n = read_at(dirfd, "environ", &scan->buf, &scan->bufsz);
+	ssize_t n = read_at(scan, dirfd, "environ", &scan->buf, &scan->bufsz);
 	const char *e, *end;
 
 	if (n <= 0)
@@ -518,7 +642,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	const char *text = NULL;
 	bool m = true;
 
-	if (pfk_read_stat(dirfd, p, &ppid, &session, &tty) < 0)
+	if (read_stat(scan, dirfd, p, &ppid, &session, &tty) < 0)
 		return -1;
 	if (p->pid == scan->skip[0])
 		return 0;		/* never ourselves */
@@ -543,7 +667,8 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		unsigned long ruid, euid, rgid, egid;
 		const char *cgt;
 
-		if (read_small_at(dirfd, "status", status, sizeof(status)) < 0 ||
+		if (read_small_at(scan, dirfd, "status", status,
+				  sizeof(status)) < 0 ||
 		    status_ids(status, "\nUid:", &ruid, &euid) < 0 ||
 		    status_ids(status, "\nGid:", &rgid, &egid) < 0)
 			return -1;
@@ -569,7 +694,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			if (!text)
 				return -1;
 		} else {
-			text = p->name;
+			text = pfk_proc_name(p);
 		}
 		m = regexec(&flt->pattern, text, 0, NULL, 0) == 0;
 	}
@@ -648,8 +773,8 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 			}
 			if (!numeric(de->d_name, pid))
 				continue;
-			fd = openat(dirfd(scan->task_dir), de->d_name,
-				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			fd = scan_openat(scan, dirfd(scan->task_dir), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0 && (errno == EMFILE || errno == ENFILE))
 				return -2;
 			if (fd < 0)
@@ -672,8 +797,8 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 			return errno ? -2 : -1;
 		if (!numeric(de->d_name, tgid))
 			continue;
-		fd = openat(flt->proc_fd, de->d_name,
-			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = scan_openat(scan, flt->proc_fd, de->d_name,
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
 			return -2;
 		if (fd < 0)
@@ -727,8 +852,10 @@ static int collect_skip(struct pfk_scan *scan)
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			break;
-		if (pfk_read_stat(fd, &p, &ppid, NULL, NULL) < 0)
+		if (read_stat(NULL, fd, &p, &ppid, NULL, NULL) < 0)
 			ppid = 0;
+		else
+			free(p.long_name);
 		close(fd);
 		pid = ppid;
 	}
@@ -779,6 +906,8 @@ void pfk_scan_close(struct pfk_scan *scan)
 
 	if (!scan)
 		return;
+	flush_pending(scan);
+	free(scan->pend);
 	if (scan->task_dir)
 		closedir(scan->task_dir);
 	if (scan->task_procfd >= 0)
@@ -817,6 +946,65 @@ void pfk_proc_release(struct pfk_proc *p)
 	p->dirfd = p->pidfd = p->group_fd = p->tgid_fd = -1;
 	free(p->cmdline);
 	p->cmdline = NULL;
+	free(p->long_name);
+	p->long_name = NULL;
+}
+
+/*
+ * A process's fds to the pending ones (all, in a batch release; with
+ * defer_close also a candidate that did not match), its memory freed.
+ */
+static void release_later(struct pfk_scan *scan, struct pfk_proc *p)
+{
+	close_later(scan, p->dirfd, true);
+	close_later(scan, p->pidfd, true);
+	close_later(scan, p->group_fd, true);
+	close_later(scan, p->tgid_fd, true);
+	p->dirfd = p->pidfd = p->group_fd = p->tgid_fd = -1;
+	pfk_proc_release(p);
+}
+
+/* Close one kind of fd of a batch, in the runs the batch has it in. */
+static void close_field(struct pfk_proc *procs, size_t n, size_t off)
+{
+	int lo = -1, hi = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		int *fd = (int *)((char *)&procs[i] + off);
+
+		if (*fd < 0)
+			continue;
+		if (lo >= 0 && *fd == hi + 1) {
+			hi = *fd;
+		} else {
+			if (lo >= 0)
+				close_run(lo, hi);
+			lo = hi = *fd;
+		}
+		*fd = -1;
+	}
+	if (lo >= 0)
+		close_run(lo, hi);
+}
+
+void pfk_scan_release(struct pfk_scan *scan, struct pfk_proc *procs, size_t n)
+{
+	if (scan->flt->defer_close) {
+		for (size_t i = 0; i < n; i++)
+			release_later(scan, &procs[i]);
+		flush_pending(scan);
+		return;
+	}
+	/*
+	 * The files were closed as read, so the batch's directory fds (kill
+	 * mode: thousands) follow each other; no copy of them needed.
+	 */
+	close_field(procs, n, offsetof(struct pfk_proc, dirfd));
+	close_field(procs, n, offsetof(struct pfk_proc, pidfd));
+	close_field(procs, n, offsetof(struct pfk_proc, group_fd));
+	close_field(procs, n, offsetof(struct pfk_proc, tgid_fd));
+	for (size_t i = 0; i < n; i++)
+		pfk_proc_release(&procs[i]);
 }
 
 /* -n: later start wins (then the higher pid); -o: the other way round. */
@@ -851,7 +1039,12 @@ ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 		p.dirfd = fd;
 		r = match_dir(scan, fd, &p);
 		if (r <= 0) {
-			pfk_proc_release(&p);
+			if (flt->defer_close)
+				release_later(scan, &p);
+			else
+				pfk_proc_release(&p);
+			if (scan->npend >= PEND_FLUSH)
+				flush_pending(scan);
 			continue;
 		}
 		p.result = PFK_MATCHED;

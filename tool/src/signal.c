@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +36,38 @@
 #endif
 #ifndef __NR_process_mrelease
 #define __NR_process_mrelease 448
+#endif
+
+/*
+ * ioctl(PIDFD_GET_INFO) (Linux 6.13): the layout of upstream's struct
+ * pidfd_info (include/uapi/linux/pidfd.h) as first published, under our
+ * own names so that it cannot clash with a libc or kernel header that has
+ * it.  exit_code (6.15) ends that first size (PIDFD_INFO_SIZE_VER0, 64
+ * bytes, where 6.13 had a spare field), so every kernel with the ioctl
+ * takes it: the kernel reads the size from the command and copies what
+ * both sides know.  Later versions append fields we do not need.
+ */
+struct pfk_pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid;
+	uint32_t ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;		/* wait(2) status, with PFK_INFO_EXIT */
+};
+
+#define PFK_INFO_EXIT		(1ULL << 3)	/* PIDFD_INFO_EXIT, 6.15 */
+#define PFK_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct pfk_pidfd_info)
+
+_Static_assert(offsetof(struct pfk_pidfd_info, exit_code) == 60 &&
+	       sizeof(struct pfk_pidfd_info) == 64,
+	       "struct pidfd_info: exit_code at 60, 64 bytes (VER0)");
+#ifdef PIDFD_GET_INFO
+_Static_assert(_IOC_TYPE(PIDFD_GET_INFO) == 0xFF &&
+	       _IOC_NR(PIDFD_GET_INFO) == 11, "PIDFD_GET_INFO");
+#endif
+#ifdef PIDFD_INFO_EXIT
+_Static_assert(PIDFD_INFO_EXIT == PFK_INFO_EXIT &&
+	       offsetof(struct pidfd_info, exit_code) == 60, "PIDFD_INFO_EXIT");
 #endif
 
 #ifdef HAVE_SYS_PIDFD_H
@@ -85,6 +119,18 @@ void pfk_probe_features(struct pfk_features *f)
 	if (syscall(__NR_process_mrelease, -1, 0) < 0 && errno == EBADF)
 		f->mrelease = true;
 
+	/*
+	 * Without the ioctl: ENOTTY, or EINVAL on 6.11 and 6.12, whose pidfd
+	 * ioctls (namespaces) refuse any argument.
+	 */
+	fd = sys_pidfd_open(getpid(), 0);
+	if (fd >= 0) {
+		struct pfk_pidfd_info info = { .mask = 0 };
+
+		f->pidfd_info = ioctl(fd, PFK_PIDFD_GET_INFO, &info) == 0;
+		close(fd);
+	}
+
 	/* Old kernels refuse a task directory with EBADF. */
 	fd = open("/proc/thread-self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -119,6 +165,7 @@ static bool still_same(const struct pfk_proc *p, int dirfd)
 
 	if (pfk_read_stat(dirfd, &now, NULL, NULL, NULL) < 0)
 		return false;
+	free(now.long_name);
 	return now.starttime == p->starttime;
 }
 
@@ -156,7 +203,6 @@ static int open_pidfd(struct pfk_proc *p, bool thread)
  */
 static int open_group_leader(struct pfk_proc *p)
 {
-	struct pfk_proc leader, now;
 	char name[16];
 	int fd;
 
@@ -172,16 +218,27 @@ static int open_group_leader(struct pfk_proc *p)
 		errno = ESRCH;
 		return -1;
 	}
-	if (pfk_read_stat(fd, &leader, NULL, NULL, NULL) < 0 ||
-	    leader.pgrp != p->pgrp ||
-	    pfk_read_stat(p->dirfd, &now, NULL, NULL, NULL) < 0 ||
-	    now.starttime != p->starttime || now.pgrp != p->pgrp) {
+	struct pfk_proc leader = { .long_name = NULL };
+	struct pfk_proc now = { .long_name = NULL };
+	bool same = pfk_read_stat(fd, &leader, NULL, NULL, NULL) == 0 &&
+		    leader.pgrp == p->pgrp &&
+		    pfk_read_stat(p->dirfd, &now, NULL, NULL, NULL) == 0 &&
+		    now.starttime == p->starttime && now.pgrp == p->pgrp;
+
+	free(leader.long_name);
+	free(now.long_name);
+	if (!same) {
 		close(fd);
 		errno = ESRCH;
 		return -1;
 	}
 	p->group_fd = fd;
 	return 0;
+}
+
+int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope)
+{
+	return open_pidfd(p, scope == PFK_SCOPE_THREAD);
 }
 
 int pfk_mrelease(struct pfk_proc *p)
@@ -253,6 +310,20 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
 	return set_result(p, r);
 }
 
+int pfk_pidfd_status(int pidfd, int *status)
+{
+	struct pfk_pidfd_info info = { .mask = PFK_INFO_EXIT };
+
+	if (ioctl(pidfd, PFK_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	if (!(info.mask & PFK_INFO_EXIT)) {
+		errno = ENODATA;
+		return -1;
+	}
+	*status = info.exit_code;
+	return 0;
+}
+
 static long now_ms(void)
 {
 	struct timespec ts;
@@ -268,15 +339,64 @@ static bool waiting_for(const struct pfk_proc *p)
 	       p->result == PFK_ESCALATED;
 }
 
+/*
+ * The exit status of each process in pfd[0..n) (their pidfds, indexes
+ * into procs[] in idx[]), all seen to exit.  The kernel records it when
+ * the parent reaps the zombie, which then reports POLLHUP (asked for with
+ * events 0): wait for that, at most PFK_STATUS_GRACE_MS, and ask again.
+ */
+static void read_statuses(struct pfk_proc *procs, struct pollfd *pfd,
+			  size_t *idx, size_t n)
+{
+	long deadline = now_ms() + PFK_STATUS_GRACE_MS;
+	size_t left = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		struct pfk_proc *p = &procs[idx[k]];
+
+		if (pfk_pidfd_status(p->pidfd, &p->exit_status) == 0) {
+			p->has_status = true;
+		} else if (errno == ENODATA) {
+			/* a zombie still: k >= left, so this only moves back */
+			pfd[left].fd = p->pidfd;
+			pfd[left].events = 0;
+			idx[left++] = idx[k];
+		}
+	}
+	while (left > 0) {
+		long wait_ms = deadline - now_ms();
+		bool last = wait_ms <= 0;
+		int r;
+
+		r = last ? 0 : poll(pfd, left, (int)wait_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		for (size_t k = 0; k < left; ) {
+			struct pfk_proc *p = &procs[idx[k]];
+
+			if (!last && r >= 0 && !pfd[k].revents) {
+				k++;
+				continue;
+			}
+			/* reaped (or the last look): whatever it says now */
+			if (pfk_pidfd_status(p->pidfd, &p->exit_status) == 0)
+				p->has_status = true;
+			pfd[k] = pfd[--left];
+			idx[k] = idx[left];
+		}
+		if (last || r < 0)
+			break;
+	}
+}
+
 size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		enum pfk_scope scope, const struct pfk_features *feat)
 {
 	bool thread = scope == PFK_SCOPE_THREAD;
 	long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	struct pollfd *pfd;
-	size_t *idx, alive = 0;
+	size_t *idx, alive = 0, exited = 0;
 
-	(void)feat;
 	pfd = calloc(n ? n : 1, sizeof(*pfd));
 	idx = calloc(n ? n : 1, sizeof(*idx));
 	if (!pfd || !idx) {
@@ -333,6 +453,16 @@ size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 		}
 		if (r == 0 && wait_ms == 0)
 			break;
+	}
+	/*
+	 * How they ended, read through the pidfds we hold: processes only,
+	 * a thread's own exit code says little about what happened to it.
+	 */
+	if (feat->pidfd_info && !thread) {
+		for (size_t k = 0; k < alive; k++)
+			if (procs[idx[k]].result == PFK_EXITED)
+				idx[exited++] = idx[k];
+		read_statuses(procs, pfd, idx, exited);
 	}
 	free(pfd);
 	free(idx);
