@@ -82,6 +82,8 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ |
 	include/uapi/linux/fcntl.h) echo fs/fcntl.o fs/open.o fs/namei.o ;;
 	include/linux/proc_fs.h) echo fs/proc/fd.o fs/proc/array.o ;;
 	include/linux/sched/signal.h) echo kernel/ptrace.o fs/exec.o ;;
+	include/linux/pid.h) echo kernel/pid.o kernel/exit.o fs/proc/base.o ;;
+	include/uapi/linux/sched.h) echo kernel/fork.o kernel/nsproxy.o ;;
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))

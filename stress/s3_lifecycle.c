@@ -6,7 +6,11 @@
  * that kmemleak has nothing new to report.
  *
  * Kinds: pidfd_open, pidfd_open(PIDFD_THREAD) on a thread, /proc/<pid>,
- * /proc/<pid>/task/<tid>, /proc/<pid>/kill, /proc/<pid>/task/<tid>/kill.
+ * /proc/<pid>/task/<tid>, /proc/<pid>/kill, /proc/<pid>/task/<tid>/kill,
+ * a pidfd_open whose probe is ioctl(PIDFD_GET_INFO, EXIT) instead of
+ * signal 0, and clone3(CLONE_PIDFD | CLONE_AUTOREAP | CLONE_NNP |
+ * CLONE_PIDFD_AUTOKILL) children killed (and reaped by the kernel) by
+ * closing their pidfd.
  *
  * Parameters: pidfd.stress_handles=N per kind (default 100000; the issue
  * asks for 1000000, which takes about ten times as long),
@@ -20,11 +24,13 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-enum { K_PIDFD, K_THREAD, K_PROC, K_TASK, K_KILL, K_TASKKILL, NK };
+enum { K_PIDFD, K_THREAD, K_PROC, K_TASK, K_KILL, K_TASKKILL, K_INFO,
+       K_AUTOKILL, NK };
 static const char *const kname[NK] = {
 	"lifecycle:pidfd_open", "lifecycle:pidfd_open(PIDFD_THREAD)",
 	"lifecycle:/proc/<pid>", "lifecycle:/proc/<pid>/task/<tid>",
 	"lifecycle:/proc/<pid>/kill", "lifecycle:/proc/<pid>/task/<tid>/kill",
+	"lifecycle:PIDFD_GET_INFO", "lifecycle:clone3(AUTOREAP|AUTOKILL)",
 };
 #define SLAB "/sys/kernel/slab/pid"
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
@@ -41,6 +47,8 @@ static int kind_ok(int k)
 	case K_THREAD: return feat.thread_pidfd;
 	case K_KILL: return feat.killfile;
 	case K_TASKKILL: return feat.taskkill;
+	case K_INFO: return feat.getinfo;
+	case K_AUTOKILL: return feat.autokill;
 	default: return 1;
 	}
 }
@@ -120,10 +128,39 @@ static long open_kind(int k, pid_t pid, pid_t tid)
 	case K_KILL:
 		snprintf(path, sizeof(path), "/proc/%d/kill", pid);
 		return open(path, O_WRONLY | O_CLOEXEC);
+	case K_INFO:
+		return sys_pidfd_open(pid, 0);
+	case K_AUTOKILL: {
+		/* A child that would live a millisecond: the close kills it. */
+		int fd = -1;
+		pid_t c = stress_clone3(CLONE_PIDFD | CLONE_AUTOREAP |
+					CLONE_NNP | CLONE_PIDFD_AUTOKILL, 0, &fd);
+
+		if (c == 0) {
+			usleep(1000);
+			_exit(0);
+		}
+		return c > 0 ? fd : -1;
+	}
 	default:
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/kill", pid, tid);
 		return open(path, O_WRONLY | O_CLOEXEC);
 	}
+}
+
+/*
+ * PIDFD_GET_INFO asking for the exit: a reaped process answers too (with
+ * or without a record), so any error, ESRCH included, is odd.
+ */
+static int get_exit_info(int fd)
+{
+	struct pidfd_info info = { .mask = PIDFD_INFO_EXIT };
+
+	if (ioctl(fd, PIDFD_GET_INFO, &info) == 0)
+		return 0;
+	if (errno == ESRCH)
+		errno = EIO;
+	return -1;
 }
 
 int main(void)
@@ -181,13 +218,17 @@ int main(void)
 				if (fd < 0)
 					continue;
 				opened[k]++;
-				if (k == K_KILL || k == K_TASKKILL)
+				if (k == K_KILL || k == K_TASKKILL) {
 					r = killfile_send(fd, 0);
-				else if (k == K_PIDFD || k == K_THREAD || k == K_PROC ||
-					 feat.taskfd)
+				} else if (k == K_INFO) {
+					r = get_exit_info(fd);
+				} else if (k == K_PIDFD || k == K_THREAD ||
+					   k == K_PROC || k == K_AUTOKILL ||
+					   feat.taskfd) {
 					r = sys_pidfd_send_signal(fd, 0, NULL, 0);
-				else
+				} else {
 					r = 0;
+				}
 				/* Anything but success or ESRCH is an invariant broken. */
 				if (r && errno != ESRCH)
 					odd[k]++;

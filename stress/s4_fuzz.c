@@ -3,7 +3,10 @@
  * Fuzzing, for pidfd.stress_fuzz_seconds=N (default 120), three at once:
  *
  * - our argument fuzzer: pidfd_send_signal, pidfd_open, pidfd_getfd,
- *   waitid(P_PIDFD) and poll over a pool of handles of every kind (and
+ *   waitid(P_PIDFD), poll, ioctl(PIDFD_GET_INFO) with random sizes and
+ *   masks, and clone3() with random CLONE_AUTOREAP, CLONE_NNP and
+ *   CLONE_PIDFD_AUTOKILL combinations (whose errno is checked against
+ *   the admission rules) over a pool of handles of every kind (and
  *   of things that are not handles), with random signals, flags and
  *   siginfo; random bytes written to kill files. Two instances, one as
  *   root and one as uid 1000, each in its own session with its own
@@ -196,13 +199,79 @@ static void fuzz_send(unsigned long *seed)
 	}
 }
 
+/* PIDFD_GET_INFO with a random size, direction and mask. */
+static void fuzz_get_info(unsigned long *seed, int fd)
+{
+	unsigned char buf[160] = { 0 };
+	unsigned int size = rnd(seed) % 4 ? 64 + 8 * (rnd(seed) % 9) :
+			    rnd(seed) % sizeof(buf);
+	unsigned int dir = rnd(seed) % 4 ? _IOC_READ | _IOC_WRITE :
+			   rnd(seed) % 4;
+	uint64_t mask = rnd(seed);
+
+	memcpy(buf, &mask, sizeof(mask));
+	if (ioctl(fd, _IOC(dir, 0xFF, 11, size), buf) == 0 || !feat.getinfo)
+		return;
+	switch (errno) {
+	case ENOTTY: case EINVAL: case EFAULT: case ESRCH: case EREMOTE:
+	case EBADF:
+		break;
+	default:
+		BREAK(errno);
+	}
+}
+
+/*
+ * clone3() with a random mix of the handle flags: the child exits at
+ * once. A refusal must be the one the admission rules give.
+ */
+static void fuzz_clone3(unsigned long *seed)
+{
+	static const uint64_t bits[] = {
+		CLONE_PIDFD, CLONE_AUTOREAP, CLONE_NNP, CLONE_PIDFD_AUTOKILL,
+	};
+	uint64_t flags = 0;
+	int sig = rnd(seed) % 4 ? 0 : SIGCHLD, fd = -1, want = 0;
+	unsigned int i;
+	pid_t c;
+
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (rnd(seed) & 1)
+			flags |= bits[i];
+	if ((flags & CLONE_AUTOREAP) && sig)
+		want = EINVAL;
+	else if ((flags & CLONE_PIDFD_AUTOKILL) &&
+		 (flags & (CLONE_PIDFD | CLONE_AUTOREAP)) !=
+		 (CLONE_PIDFD | CLONE_AUTOREAP))
+		want = EINVAL;
+	else if ((flags & CLONE_PIDFD_AUTOKILL) && !(flags & CLONE_NNP) &&
+		 geteuid())
+		want = EPERM;
+	c = stress_clone3(flags, sig, &fd);
+	if (c == 0)
+		_exit(0);
+	if (c < 0) {
+		if (!feat.autokill || errno == EAGAIN || errno == ENOMEM)
+			return;
+		if (errno != want)
+			BREAK(errno);
+		return;
+	}
+	if (want)
+		BREAK(0);
+	if (!(flags & CLONE_AUTOREAP))
+		waitpid(c, NULL, __WALL);
+	if (flags & CLONE_PIDFD)
+		close(fd);
+}
+
 static void fuzz_other(unsigned long *seed)
 {
 	int fd = pick_fd(seed), r;
 	siginfo_t si;
 
 	atomic_fetch_add(&F->calls, 1);
-	switch (rnd(seed) % 6) {
+	switch (rnd(seed) % 8) {
 	case 0: {
 		pid_t pid = rnd(seed) % 4 ? victims[rnd(seed) % NVICTIMS] :
 			    (pid_t)rnd(seed);
@@ -235,6 +304,12 @@ static void fuzz_other(unsigned long *seed)
 	}
 	case 4:
 		fcntl(fd, F_GETFL);
+		break;
+	case 6:
+		fuzz_get_info(seed, fd);
+		break;
+	case 7:
+		fuzz_clone3(seed);
 		break;
 	default:
 		r = fds[rnd(seed) % NFDS];

@@ -31,6 +31,48 @@
 #include <unistd.h>
 
 #include "pidfd_sys.h"
+#include <sys/ioctl.h>
+#include <stdint.h>
+
+/* Upstream 7.1's PIDFD_GET_INFO and clone3() flags (patches 14-18). */
+#ifndef PIDFD_GET_INFO
+struct pidfd_info {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid;
+	uint32_t fsuid, fsgid;
+	int32_t exit_code;
+	uint32_t coredump_mask, coredump_signal, coredump_code, coredump_pad;
+	uint64_t supported_mask;
+};
+#define PIDFD_GET_INFO _IOWR(0xFF, 11, struct pidfd_info)
+#endif
+#ifndef PIDFD_INFO_EXIT
+#define PIDFD_INFO_EXIT (1UL << 3)
+#endif
+#ifndef PIDFD_INFO_SUPPORTED_MASK
+#define PIDFD_INFO_SUPPORTED_MASK (1UL << 5)
+#endif
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000ULL
+#endif
+#ifndef CLONE_AUTOREAP
+#define CLONE_AUTOREAP (1ULL << 34)
+#endif
+#ifndef CLONE_NNP
+#define CLONE_NNP (1ULL << 35)
+#endif
+#ifndef CLONE_PIDFD_AUTOKILL
+#define CLONE_PIDFD_AUTOKILL (1ULL << 36)
+#endif
+
+/* clone3() like fork(), with the CLONE_PIDFD fd in *pidfd. */
+static inline pid_t stress_clone3(uint64_t flags, int exit_signal, int *pidfd)
+{
+	uint64_t args[8] = { flags, (uintptr_t)pidfd, 0, 0,
+			     (uint64_t)exit_signal, 0, 0, 0 };
+
+	return syscall(SYS_clone3, args, sizeof(args));
+}
 
 static inline double now_s(void)
 {
@@ -127,6 +169,8 @@ struct features {
 	int self;		/* PIDFD_SELF_* */
 	int killfile;		/* /proc/<pid>/kill */
 	int taskkill;		/* /proc/<pid>/task/<tid>/kill */
+	int getinfo;		/* ioctl(PIDFD_GET_INFO) */
+	int autokill;		/* clone3(CLONE_AUTOREAP|..._AUTOKILL) */
 };
 
 static inline void probe_features(struct features *f)
@@ -171,11 +215,27 @@ static inline void probe_features(struct features *f)
 		f->taskkill = write(fd, "0", 1) == 1;
 		close(fd);
 	}
+	fd = sys_pidfd_open(child, 0);
+	if (fd >= 0) {
+		struct pidfd_info info = { .mask = PIDFD_INFO_EXIT };
+
+		f->getinfo = ioctl(fd, PIDFD_GET_INFO, &info) == 0;
+		close(fd);
+	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	printf("# features: thread_pidfd=%d scopes=%d taskfd=%d self=%d killfile=%d taskkill=%d\n",
+	fd = -1;
+	child = stress_clone3(CLONE_PIDFD | CLONE_AUTOREAP | CLONE_NNP |
+			      CLONE_PIDFD_AUTOKILL, 0, &fd);
+	if (child == 0)
+		_exit(0);
+	if (child > 0) {
+		f->autokill = 1;
+		close(fd);
+	}
+	printf("# features: thread_pidfd=%d scopes=%d taskfd=%d self=%d killfile=%d taskkill=%d getinfo=%d autokill=%d\n",
 	       f->thread_pidfd, f->scopes, f->taskfd, f->self, f->killfile,
-	       f->taskkill);
+	       f->taskkill, f->getinfo, f->autokill);
 }
 
 /* Write a signal number to a kill file: one write at offset 0. */
