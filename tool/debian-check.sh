@@ -174,8 +174,13 @@ status=$?
 victim=
 wait "$waiter"
 wrc=$?
-if [ "$wrc" = 0 ] &&
-	[ "$(cat "$work/pfwait.out")" = "waiting for $name (pid $vpid)" ]; then
+# Where the kernel keeps exit statuses (PIDFD_GET_INFO), -e adds how it
+# ended.
+waited="waiting for $name (pid $vpid)"
+ended="$name killed by SIGTERM (pid $vpid)"
+out=$(cat "$work/pfwait.out")
+if [ "$wrc" = 0 ] && { [ "$out" = "$waited" ] ||
+	[ "$out" = "$waited"$'\n'"$ended" ]; }; then
 	ok deb:pfwait
 else
 	notok deb:pfwait "pfwait exit $wrc, printed '$(cat "$work/pfwait.out")'"
