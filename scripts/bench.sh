@@ -7,7 +7,7 @@
 #
 # Every guest ratio is measured within one boot (A and B interleaved);
 # the only cross-boot figure, patched vs stock, is normalised by kill(2)
-# as measured in each boot, so a slower boot does not read as a
+# (getppid() for bench/spawn.c) as measured in each boot, so a slower boot does not read as a
 # regression. A missing kernel feature is an "n/a" row, not a failure.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -60,8 +60,8 @@ syscall_rows() {
 report() {
 	local raw=$1 csv=$2 svg=$3
 # Join, judge and print. The goals are the issue's; rows without one
-# are there for context. "no regression" = (pidfd/kill in the patched
-# boot) / (pidfd/kill in the stock boot); its spread is the worst case
+# are there for context. "no regression" = (pidfd/kill or
+# clone/getppid in the patched boot) / (the same in the stock boot); its spread is the worst case
 # of the two boots' spreads.
 awk -F, -v OFS=, -v csv="$csv" '
 function goal(k, n) {
@@ -85,7 +85,7 @@ function row(k, n, a, b, med, lo, hi, ans, bns,   g, met) {
 		met = "NO*"
 	print k, n, a, b, med, lo, hi, ans, bns, (g == "" ? "" : "<= " g), met > csv
 	# The table leaves out the stock rows of features stock lacks.
-	if (k == "stock" && n != "probe" && n != "deliver") return
+	if (k == "stock" && n !~ /^(probe|deliver|spawn)$/) return
 	printf "%-8s %-18s %-31s %-22s %7s %7s %7s  %-8s %s\n", k, n, a, b,
 		med, lo, hi, (g == "" ? "" : "<= " g), met
 }
@@ -99,17 +99,19 @@ END {
 		if (f[1] != "host")
 			row(f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9])
 	}
-	# Patched vs stock for the flags-0 path of items 1 and 2.
-	split("probe deliver", names, " ")
-	for (i = 1; i <= 2; i++) {
+	# Patched vs stock for the flags-0 paths: the signal (items 1 and
+	# 2) and a process life without the new clone flags (bench/spawn.c).
+	split("probe deliver spawn", names, " ")
+	for (i = 1; i <= 3; i++) {
 		n = names[i]
+		ab = n == "spawn" ? "clone/getppid" : "pidfd/kill"
 		split(r["patched," n], p, ",")
 		split(r["stock," n], s, ",")
 		if (p[5] == "" || s[5] == "" || p[5] == "n/a" || s[5] == "n/a")
-			row("both", "noregress." n, "pidfd/kill patched", "pidfd/kill stock",
+			row("both", "noregress." n, ab " patched", ab " stock",
 			    "n/a", "n/a", "n/a", "n/a", "n/a")
 		else
-			row("both", "noregress." n, "pidfd/kill patched", "pidfd/kill stock",
+			row("both", "noregress." n, ab " patched", ab " stock",
 			    sprintf("%.4f", p[5] / s[5]), sprintf("%.4f", p[6] / s[7]),
 			    sprintf("%.4f", p[7] / s[6]), p[8], s[8])
 	}
