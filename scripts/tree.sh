@@ -12,7 +12,6 @@
 # series there), it is left alone with a warning: run `make patches`.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-lock tree x
 
 git_tree() { git -C "$TREE" "$@"; }
 
@@ -61,6 +60,19 @@ apply_series() {
 	git_tree rev-parse HEAD > "$APPLIED-head"
 	series_hash > "$APPLIED-series"
 }
+
+# Everything already as patches/ describes it: the usual case. Checking
+# that needs no lock (a tree being changed does not match yet), so a
+# long reader of the tree such as bisect-check holds no test run up.
+up_to_date() {
+	[ -d "$TREE/.git" ] && [ -f "$APPLIED-series" ] &&
+		[ "$(series_hash)" = "$(cat "$APPLIED-series")" ] &&
+		[ "$(git_tree rev-parse HEAD)" = "$(cat "$APPLIED-head")" ] &&
+		{ [ "$KERNEL" != upstream ] || [ -f "$CACHE/src/upstream/Makefile" ]; } &&
+		{ [ "$BASE" != 6.1 ] || [ -d "$CACHE/src/stock" ]; }
+}
+up_to_date && exit 0
+lock tree x
 
 mkdir -p "$CACHE/src"
 [ -d "$TREE/.git" ] || extract
