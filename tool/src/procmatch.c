@@ -505,10 +505,10 @@ static int grow(char **buf, size_t *bufsz, size_t need)
  * spaces (NULs and newlines both become spaces, trailing NULs dropped, a
  * last space cut), escaped; "[comm]" (plus " <defunct>" for a zombie)
  * when the command line is empty.  With keep_argv the raw argv stays in
- * scan->raw for -Q.
+ * scan->raw for -Q.  argv_text() is the argv part, in scan->buf; its
+ * length, 0 for an empty command line.
  */
-static const char *full_text(struct pfk_scan *scan, int dirfd,
-			     struct pfk_proc *p)
+static ssize_t argv_text(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 {
 	ssize_t n = read_at(scan, dirfd, "cmdline", &scan->buf, &scan->bufsz);
 	char *b = scan->buf;
@@ -518,7 +518,7 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 		n = 0;
 	if (scan->flt->keep_argv) {
 		if (grow(&scan->raw, &scan->rawsz, n + 1) < 0)
-			return NULL;
+			return -1;
 		memcpy(scan->raw, b, n);
 		scan->raw[n] = '\0';
 		p->argv_len = n;
@@ -536,6 +536,18 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 		b[n] = '\0';
 		n = strlen(b);
 	}
+	if (n > 0)
+		pfk_escape(b, n);
+	return n;
+}
+
+static const char *full_text(struct pfk_scan *scan, int dirfd,
+			     struct pfk_proc *p)
+{
+	ssize_t n = argv_text(scan, dirfd, p);
+
+	if (n < 0)
+		return NULL;
 	if (n == 0) {
 		size_t need = strlen(pfk_proc_name(p)) + sizeof("[] <defunct>");
 
@@ -543,10 +555,8 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 			return NULL;
 		snprintf(scan->buf, need, "[%s]%s", pfk_proc_name(p),
 			 p->state == 'Z' ? " <defunct>" : "");
-		return scan->buf;
 	}
-	pfk_escape(b, n);
-	return b;
+	return scan->buf;
 }
 
 /* "0::/path" lines of /proc/<pid>/cgroup against --cgroup (cgroup v2). */
@@ -640,8 +650,23 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	unsigned long tty;
 	pid_t ppid, session;
 	const char *text = NULL;
-	bool m = true;
+	bool m = true, argv_matched = false;
 
+	/*
+	 * -f: the pattern usually rules out most processes, and for them
+	 * the command line alone decides, so their stat (a third of the
+	 * reads) is not read. An empty command line is matched as "[comm]",
+	 * which needs stat, and is decided below with the rest.
+	 */
+	if (flt->has_pattern && flt->full && !flt->negate) {
+		ssize_t n = argv_text(scan, dirfd, p);
+
+		if (n < 0)
+			return -1;
+		if (n > 0 && regexec(&flt->pattern, scan->buf, 0, NULL, 0))
+			return 0;
+		argv_matched = n > 0;
+	}
 	if (read_stat(scan, dirfd, p, &ppid, &session, &tty) < 0)
 		return -1;
 	if (p->pid == scan->skip[0])
@@ -688,7 +713,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		m = false;
 	if (m && flt->env.n && !env_match(scan, dirfd))
 		m = false;
-	if (m && flt->has_pattern) {
+	if (m && flt->has_pattern && !argv_matched) {
 		if (flt->full) {
 			text = full_text(scan, dirfd, p);
 			if (!text)
