@@ -66,6 +66,8 @@ struct pfk_filter {
 	bool drop_ancestors;		/* -A: out before -n/-o pick, as procps */
 	bool keep_cmdline;		/* -a: callers want the command line */
 	bool keep_argv;			/* -a -Q: the raw argv, NUL-separated */
+	bool argv_only;			/* -f listing: a matching command line
+					 * is all the caller needs, no stat */
 	/*
 	 * The caller releases each batch whole, with pfk_scan_release(), and
 	 * holds no other fds it opened meanwhile: the scan may then keep the

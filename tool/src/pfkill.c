@@ -738,6 +738,16 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	f->keep_cmdline = ctl->list_full &&
 			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
+	/*
+	 * -f, -c and -a need nothing of a matching process but its command
+	 * line: stat (pid's name, start time, group, state) is left unread
+	 * unless a filter, a pick or the output asks for it.
+	 */
+	f->argv_only = ctl->mode == MODE_LIST && f->full && !f->negate &&
+		       !ctl->list_name && !ctl->json && !ctl->identity &&
+		       f->pick == PFK_PICK_ALL && !f->ppid.n && !f->pgrp.n &&
+		       !f->session.n && !f->tty_given && !f->runstates &&
+		       !f->older && !f->ident_pid.n;
 	/* Listing holds nothing past a batch: close its fds all at once. */
 	f->defer_close = ctl->mode == MODE_LIST;
 

@@ -549,7 +549,12 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 	if (n < 0)
 		return NULL;
 	if (n == 0) {
-		size_t need = strlen(pfk_proc_name(p)) + sizeof("[] <defunct>");
+		size_t need;
+
+		/* argv_only: stat was skipped, and the argv went in between. */
+		if (!p->state && read_stat(scan, dirfd, p, NULL, NULL, NULL) < 0)
+			return NULL;
+		need = strlen(pfk_proc_name(p)) + sizeof("[] <defunct>");
 
 		if (grow(&scan->buf, &scan->bufsz, need) < 0)
 			return NULL;
@@ -647,8 +652,8 @@ static bool older_match(const struct pfk_scan *scan, const struct pfk_proc *p)
 static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 {
 	const struct pfk_filter *flt = scan->flt;
-	unsigned long tty;
-	pid_t ppid, session;
+	unsigned long tty = 0;
+	pid_t ppid = 0, session = 0;
 	const char *text = NULL;
 	bool m = true, argv_matched = false;
 
@@ -667,7 +672,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			return 0;
 		argv_matched = n > 0;
 	}
-	if (read_stat(scan, dirfd, p, &ppid, &session, &tty) < 0)
+	/* argv_only: p's stat fields stay 0; full_text() reads them if needed. */
+	if (!(argv_matched && flt->argv_only) &&
+	    read_stat(scan, dirfd, p, &ppid, &session, &tty) < 0)
 		return -1;
 	if (p->pid == scan->skip[0])
 		return 0;		/* never ourselves */
