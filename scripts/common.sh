@@ -174,13 +174,22 @@ qemu_boot() {
 # to build SRC (its .cmd files, dependency files and Makefile name their
 # tree), so that kbuild rebuilds only the files of SRC that are newer
 # than their objects. ccache cannot share objects between two trees.
+# The dependency lists of the .cmd files name the tree relative to the
+# build directory (../../src/upstream/include/linux/pid.h): both forms
+# are rewritten, or a header the series changes would not rebuild the
+# objects it was copied with.
 seed_build() {
-	local from=$1 to=$2 src=$3 old
+	local from=$1 to=$2 src=$3 old old_rel src_rel
 	old=$(readlink "$from/source")
+	old_rel=$(realpath -m --relative-to="$from" "$old")
+	src_rel=$(realpath -m --relative-to="$to" "$src")
 	rm -rf "$to.tmp"
 	cp -a "$from" "$to.tmp"
 	find "$to.tmp" -type f \( -name '*.cmd' -o -name '*.d' -o -name Makefile \) -print0 |
 		xargs -0 grep -lFZ "$old" | xargs -0 -r sed -i "s|$old|$src|g"
+	find "$to.tmp" -type f \( -name '*.cmd' -o -name '*.d' \) -print0 |
+		xargs -0 grep -lFZ "$old_rel/" |
+		xargs -0 -r sed -i "s|\([ :]\)$old_rel/|\1$src_rel/|g"
 	ln -sfn "$src" "$to.tmp/source"
 	rm -f "$to.tmp/.built"
 	rm -rf "$to"

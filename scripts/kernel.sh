@@ -49,6 +49,22 @@ if [ "$BASE" = 6.12 ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
 	say "seeding $BUILD from the upstream build ($ref)"
 	seed_build "$ref" "$BUILD" "$src"
 fi
+# A build seeded before seed_build rewrote the relative paths still names
+# the upstream tree in the dependency lists of the objects it has not
+# recompiled since: repair it once (a header of the series would not
+# rebuild them otherwise; the .built stamp goes, so kbuild looks again).
+if [ "$BASE" = 6.12 ] && [ -f "$BUILD/.config" ] && [ -d "$ref" ]; then
+	ref_rel=$(realpath -m --relative-to="$ref" "$CACHE/src/upstream")
+	src_rel=$(realpath -m --relative-to="$BUILD" "$src")
+	if [ "$ref_rel" != "$src_rel" ] &&
+			grep -rlqF --include='.*.cmd' " $ref_rel/" "$BUILD" 2>/dev/null; then
+		say "repairing the upstream paths left in $BUILD's dependency lists"
+		find "$BUILD" -type f -name '.*.cmd' -print0 |
+			xargs -0 grep -lFZ " $ref_rel/" |
+			xargs -0 -r sed -i "s| $ref_rel/| $src_rel/|g"
+		rm -f "$BUILD/.built"
+	fi
+fi
 
 # Reconfigure only when a fragment changed: a stable .config keeps the
 # rebuild incremental.

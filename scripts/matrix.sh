@@ -84,6 +84,7 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ |
 	include/linux/sched/signal.h) echo kernel/ptrace.o fs/exec.o ;;
 	include/linux/pid.h) echo kernel/pid.o kernel/exit.o fs/proc/base.o ;;
 	include/uapi/linux/sched.h) echo kernel/fork.o kernel/nsproxy.o ;;
+	include/linux/pidfs.h) echo kernel/pid.o kernel/exit.o init/main.o fs/libfs.o ;;
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))
