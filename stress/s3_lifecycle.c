@@ -30,7 +30,7 @@ static const char *const kname[NK] = {
 	"lifecycle:pidfd_open", "lifecycle:pidfd_open(PIDFD_THREAD)",
 	"lifecycle:/proc/<pid>", "lifecycle:/proc/<pid>/task/<tid>",
 	"lifecycle:/proc/<pid>/kill", "lifecycle:/proc/<pid>/task/<tid>/kill",
-	"lifecycle:PIDFD_GET_INFO", "lifecycle:clone3(AUTOREAP|AUTOKILL)",
+	"lifecycle:PIDFD_GET_INFO", "lifecycle:clone3(AUTOREAP+AUTOKILL)",
 };
 #define SLAB "/sys/kernel/slab/pid"
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
