@@ -183,6 +183,14 @@ seed_build() {
 	find "$to.tmp" -type f \( -name '*.cmd' -o -name '*.d' -o -name Makefile \) -print0 |
 		xargs -0 grep -lFZ "$old" | xargs -0 -r sed -i "s|$old|$src|g"
 	ln -sfn "$src" "$to.tmp/source"
+	# The objects must be older than every file the series changed (git
+	# am wrote them when it applied the series): a reference built after
+	# that has newer objects, and kbuild would keep them, so the copy's
+	# files are dated one second before the oldest changed file.
+	local t
+	t=$(git -C "$src" diff --name-only base HEAD 2>/dev/null |
+		(cd "$src" && xargs -r stat -c %Y -- 2>/dev/null) | sort -n | head -n 1)
+	[ -n "$t" ] && find "$to.tmp" -exec touch -h -d "@$((t - 1))" {} +
 	rm -f "$to.tmp/.built"
 	rm -rf "$to"
 	mv "$to.tmp" "$to"
