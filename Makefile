@@ -16,7 +16,8 @@ KERNEL ?= $(if $(filter 6.12,$(BASE)),patched612,patched)
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
 # make test and make system run their own list of kernels (scripts/test.sh:
 # patched and upstream, arm64 patched; scripts/system.sh: patched and
-# stock); naming KERNEL (make test KERNEL=stock) passes that one to them.
+# stock, patched612 and upstream); naming KERNEL (make test KERNEL=stock,
+# make system KERNEL=patched612) passes that one to them.
 KERNEL_ARG := $(if $(filter file,$(origin KERNEL)),,$(KERNEL))
 # ONLY=globs: make test runs only the plan entries and host steps whose
 # names match (make test ONLY='conformance:send_signal*').
@@ -41,7 +42,9 @@ help:
 	@echo "  ARCH=arm64        the same on an arm64 guest (docs/arm64.md)"
 	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md)"
 	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md)"
-	@echo "make system       Debian 12 with systemd and AppArmor on patched and stock (docs/system.md)"
+	@echo "make system       a real Debian with systemd and AppArmor: Debian 12 on patched and stock 6.1,"
+	@echo "                  Debian 13 on patched612 and upstream 6.12; walkers compared (docs/system.md)"
+	@echo "  KERNEL=k          one of them: patched, stock, patched612, upstream (no comparison)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/ (BASE=6.12: patches-6.12/)"
 	@echo "make patches      regenerate patches/ from the cached tree's series branch"
 	@echo "make bisect-check build the kernel after every patch of the series"
@@ -49,7 +52,7 @@ help:
 	@echo "make matrix       every patch x every kconfig/matrix config, W=1 + sparse (docs/matrix.md)"
 	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
 	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)"
-	@echo "Settings (docs/harness.md): PIDFD_CACHE PIDFD_TIMEOUT GUEST_MEM ACCEL JOBS SYSTEM_ARGS ..."
+	@echo "Settings (docs/harness.md): PIDFD_CACHE PIDFD_TIMEOUT GUEST_MEM ACCEL JOBS SYSTEM_ARGS SYSTEM_KERNELS ..."
 	@if [ -s $(PIDFD_CACHE)/times.txt ]; then echo; echo "last runs on this machine ($(PIDFD_CACHE)/times.txt):"; \
 		sed 's/^/  /' $(PIDFD_CACHE)/times.txt; fi
 	@echo

@@ -14,7 +14,8 @@ UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # CHECKPOINT_RESTORE); system-patched and system-stock add
 # kconfig/system.config (make system: a Debian root disk); patched612
 # is the 6.12 series on linux-source-6.12 (patched612-<c>,
-# system-patched612 likewise).
+# system-patched612 likewise; system-upstream is the 6.12 reference with
+# system.config and system-6.12.config, the Debian 13 system kernels).
 # BASE selects the series: 6.1 (default; patches/, Debian 12's kernel) or
 # 6.12 (patches-6.12/, Debian 13's kernel and Debian 12's LTS kernel).
 # A kernel name decides its own base; BASE=6.12 without KERNEL makes
@@ -23,7 +24,7 @@ UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 BASE=${BASE:-6.1}
 [ -z "${KERNEL:-}" ] && { [ "$BASE" = 6.12 ] && KERNEL=patched612 || KERNEL=patched; }
 case $KERNEL in
-patched612|patched612-*|system-patched612) BASE=6.12 ;;
+patched612|patched612-*|system-patched612|system-upstream) BASE=6.12 ;;
 *) BASE=6.1 ;;
 esac
 # Per base: the Debian package, its tarball, the series and the git tree
@@ -191,6 +192,14 @@ seed_build() {
 		xargs -0 grep -lFZ "$old_rel/" |
 		xargs -0 -r sed -i "s|\([ :]\)$old_rel/|\1$src_rel/|g"
 	ln -sfn "$src" "$to.tmp/source"
+	# The objects must be older than every file the series changed (git
+	# am wrote them when it applied the series): a reference built after
+	# that has newer objects, and kbuild would keep them, so the copy's
+	# files are dated one second before the oldest changed file.
+	local t
+	t=$(git -C "$src" diff --name-only base HEAD 2>/dev/null |
+		(cd "$src" && xargs -r stat -c %Y -- 2>/dev/null) | sort -n | head -n 1)
+	[ -n "$t" ] && find "$to.tmp" -exec touch -h -d "@$((t - 1))" {} +
 	rm -f "$to.tmp/.built"
 	rm -rf "$to"
 	mv "$to.tmp" "$to"
@@ -205,8 +214,8 @@ source_tree() {
 	stock|system-stock) echo "$CACHE/src/stock" ;;
 	patched|debug|patched-*|system-patched) echo "$TREE" ;;
 	patched612|patched612-*|system-patched612) echo "$TREE" ;;
-	upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, patched612, stock, debug, upstream, patched-<matrix config>, patched612-<c>, system-patched, system-patched612 or system-stock)" ;;
+	upstream|system-upstream) echo "$CACHE/src/upstream" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, patched612, stock, debug, upstream, patched-<matrix config>, patched612-<c>, system-patched, system-stock, system-patched612 or system-upstream)" ;;
 	esac
 }
 

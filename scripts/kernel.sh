@@ -6,8 +6,8 @@
 # tinyconfig + kconfig/guest.config + kconfig/x86_64.config (ARCH=arm64:
 # kconfig/arm64.config) (+ kconfig/debug.config for debug,
 # + kconfig/matrix/<c>.config for patched-<c>, + kconfig/system.config
-# for system-*); every requested option is checked against the final
-# .config.
+# for system-*, + kconfig/system-6.12.config for the 6.12 ones); every
+# requested option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
@@ -22,7 +22,11 @@ patched-*|patched612-*)
 	fragments+=("$REPO/kconfig/matrix/${KERNEL#*-}.config")
 	[ -f "${fragments[-1]}" ] || die "KERNEL=$KERNEL: no ${fragments[-1]}" ;;
 esac
-[ "${KERNEL#system-}" != "$KERNEL" ] && fragments+=("$REPO/kconfig/system.config")
+if [ "${KERNEL#system-}" != "$KERNEL" ]; then
+	fragments+=("$REPO/kconfig/system.config")
+	# Debian 13's systemd 257 on the 6.12 kernels
+	[ "$BASE" = 6.12 ] && fragments+=("$REPO/kconfig/system-6.12.config")
+fi
 mkdir -p "$BUILD" "$OUT"
 kmake() { make -s -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" "$@"; }
 
@@ -42,10 +46,12 @@ stamp=$(cat "${fragments[@]}" | sha1sum | cut -d' ' -f1)
 # (a minute instead of a cold build; ccache cannot help across two trees,
 # every command line names its tree). Extraction keeps the tarball's
 # mtimes, so an unchanged file is older than its object.
+# (system-patched612 likewise from system-upstream.)
 ref=$CACHE/build/upstream$ARCH_SUFFIX
-if [ "$BASE" = 6.12 ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
+[ "$KERNEL" = system-patched612 ] && ref=$CACHE/build/system-upstream
+if [ "$BASE" = 6.12 ] && [ "$ref" != "$BUILD" ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
 		[ "$(cat "$ref/.config-fragments" 2>/dev/null)" = "$stamp" ]; then
-	lock build-upstream x
+	lock "build-${ref##*/}" x
 	say "seeding $BUILD from the upstream build ($ref)"
 	seed_build "$ref" "$BUILD" "$src"
 fi

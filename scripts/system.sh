@@ -1,54 +1,108 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make system: boot a real Debian 12 (systemd as PID 1, AppArmor) on the
-# patched kernel and run the system plan (system/plan.sh), then the same on
-# the stock kernel, and compare what the /proc walkers saw (issue 14).
-#   scripts/system.sh                 patched, then stock, then the comparison
-#   scripts/system.sh patched         one kernel (make system KERNEL=patched)
+# make system: boot a real Debian (systemd as PID 1, AppArmor) on a
+# kernel and run the system plan (system/plan.sh): Debian 12 (bookworm,
+# systemd 252) on the 6.1 kernels, Debian 13 (trixie, systemd 257) on the
+# 6.12 ones; then compare what the /proc walkers saw on each patched
+# kernel and its unpatched reference (issues 14 and 23).
+#   scripts/system.sh                 the default list below, then the comparisons
+#   scripts/system.sh patched612      one kernel (make system KERNEL=patched612)
+#   scripts/system.sh patched stock   these; a pair compares its walkers
+# Kernels: patched, stock (Debian 12); patched612, upstream (Debian 13);
+# system-<kernel> names the same. SYSTEM_KERNELS sets the default list.
 #
-# Kernel: tinyconfig + kconfig/{guest,x86_64,system}.config in
-# build/system-<kernel> (scripts/kernel.sh with KERNEL=system-<kernel>).
+# Kernel: tinyconfig + kconfig/{guest,x86_64,system}.config (+
+# system-6.12.config on 6.12) in build/system-<kernel> (scripts/kernel.sh
+# with KERNEL=system-<kernel>).
 # Root: mmdebstrap --variant=minbase of system/packages from the machine's
-# apt sources, cached as $CACHE/system/rootfs-<hash>.tar (rebuilt when
-# the list changes); the ext4 image adds pfkill (make -C tool install),
-# the plan, its programs (built against the kernel's headers) and the
-# AppArmor profiles, and is rebuilt when one of those changes. QEMU boots
-# it with snapshot=on, so the image stays as built.
+# apt sources (for trixie the same archive with the suite names changed),
+# cached as $CACHE/system/rootfs-<hash>.tar, one per release (rebuilt when
+# the list or the sources change); the ext4 image adds pfkill (make -C
+# tool install), the plan, its programs (built against the kernel's
+# headers) and the AppArmor profiles, and is rebuilt when one of those
+# changes. QEMU boots it with snapshot=on, so the image stays as built.
 # Output in $CACHE/out/system-<kernel>: system.console, system.ktap;
-# $CACHE/out/system-compare.ktap: the walker comparison.
+# $CACHE/out/system-compare.ktap (patched/stock) and
+# system-compare-6.12.ktap (patched612/upstream): the walker comparisons.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-kernels=${*:-patched stock}
+kernels=()
+for k in ${*:-${SYSTEM_KERNELS:-patched stock patched612 upstream}}; do
+	k=${k#system-}
+	case $k in
+	patched|stock|patched612|upstream) kernels+=("$k") ;;
+	*) die "make system: KERNEL=patched, stock, patched612 or upstream, not $k" ;;
+	esac
+done
 SYS=$CACHE/system
 mkdir -p "$SYS"
 
-# --- the root filesystem tarball, keyed by the package list ---
+# release KERNEL: the Debian suite booted on it
+release() {
+	case $1 in
+	patched|stock) echo bookworm ;;
+	*) echo trixie ;;
+	esac
+}
+release_name() {
+	case $1 in
+	bookworm) echo "Debian 12" ;;
+	trixie) echo "Debian 13" ;;
+	esac
+}
+
+# --- the root filesystem tarball of a release, keyed by the package list ---
 packages=$(grep -v '^#' "$REPO/system/packages" | xargs | tr ' ' ,)
-sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+host_sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-mmargs=(--variant=minbase --include="$packages" bookworm)
-key=$( { echo "${mmargs[*]}"; cat $sources; } | sha1sum | cut -c1-12)
-rootfs=$SYS/rootfs-$key.tar
-if [ ! -f "$rootfs" ]; then
-	say "building the Debian 12 root with mmdebstrap ($packages; about a minute)"
-	start=$SECONDS
-	# The machine's own apt sources (no mirror argument of our own).
-	srcargs=()
-	for s in $sources; do srcargs+=("$s"); done
-	# (mmdebstrap picks the output format from the name's extension)
-	rm -rf "$SYS/partial.tar"
-	mmdebstrap --quiet "${mmargs[@]}" "$SYS/partial.tar" "${srcargs[@]}" ||
-		die "mmdebstrap failed"
-	mv "$SYS/partial.tar" "$rootfs"
-	find "$SYS" -maxdepth 1 -name 'rootfs-*.tar' ! -name "rootfs-$key.tar" -delete
-	say "root filesystem in $((SECONDS - start)) s: $rootfs"
-fi
+host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+
+# rootfs_of SUITE: prints the tarball, building it first when missing.
+rootfs_of() {
+	local suite=$1 sources key rootfs start s mmargs srcargs
+	sources=$host_sources
+	if [ "$suite" != "$host_suite" ]; then
+		# The same archive with the suite names changed (bookworm-updates
+		# becomes trixie-updates ...), in $SYS/sources-SUITE/.
+		[ -n "$host_suite" ] || die "cannot tell the machine's Debian release (/etc/os-release)"
+		rm -rf "$SYS/sources-$suite"
+		mkdir -p "$SYS/sources-$suite"
+		sources=
+		for s in $host_sources; do
+			sed "s/\\b$host_suite\\b/$suite/g" "$s" > "$SYS/sources-$suite/${s##*/}"
+			sources+=" $SYS/sources-$suite/${s##*/}"
+		done
+	fi
+	mmargs=(--variant=minbase --include="$packages" "$suite")
+	key=$( { echo "${mmargs[*]}"; cat $sources; } | sha1sum | cut -c1-12)
+	rootfs=$SYS/rootfs-$key.tar
+	if [ ! -f "$rootfs" ]; then
+		say "building the $(release_name "$suite") root with mmdebstrap ($packages; a minute or two)"
+		start=$SECONDS
+		# The machine's own apt sources (no mirror argument of our own).
+		srcargs=()
+		for s in $sources; do srcargs+=("$s"); done
+		# (mmdebstrap picks the output format from the name's extension)
+		rm -rf "$SYS/partial.tar"
+		mmdebstrap --quiet "${mmargs[@]}" "$SYS/partial.tar" "${srcargs[@]}" >&2 ||
+			die "mmdebstrap failed"
+		mv "$SYS/partial.tar" "$rootfs"
+		# The release's previous tarball goes; the other release's stays.
+		s=$(cat "$SYS/rootfs-$suite.name" 2>/dev/null || true)
+		[ -n "$s" ] && [ "$s" != "${rootfs##*/}" ] && rm -f "$SYS/$s"
+		say "root filesystem in $((SECONDS - start)) s: $rootfs"
+	fi
+	echo "${rootfs##*/}" > "$SYS/rootfs-$suite.name"
+	echo "$rootfs"
+}
 
 # --- one kernel: build, image, boot, judge ---
 run_kernel() {
-	local k=$1 build out img stage inputs ikey start
+	local k=$1 build out img stage inputs ikey start rootfs suite
+	suite=$(release "$k")
+	rootfs=$(rootfs_of "$suite")
 	export KERNEL=system-$k
 	build=$CACHE/build/$KERNEL
 	out=$CACHE/out/$KERNEL
@@ -100,7 +154,7 @@ run_kernel() {
 	fi
 
 	local console=$out/system.console results=$out/system.ktap limit=${PIDFD_TIMEOUT:-1500}
-	say "booting Debian 12 on the $k kernel (systemd, limit $limit s)"
+	say "booting $(release_name "$suite") on the $k kernel (systemd, limit $limit s)"
 	start=$SECONDS
 	qemu_boot "$limit" "$console" "$results" /dev/null \
 		-kernel "$build/$KIMAGE_PATH" \
@@ -110,59 +164,70 @@ run_kernel() {
 	"$REPO/scripts/ktap.sh" "$console" "$results" | tee "$out/system.verdict" || true
 }
 
-# --- the walkers (case 3): patched against stock ---
+# --- the walkers (case 3): each patched kernel against its reference ---
 # Every "# walker: NAME status=N" and "# walker: NAME err: LINE" line of
-# the patched run must be in the stock run and back.
+# the patched run must be in the reference run and back: patched against
+# stock (Debian 12), patched612 against upstream (Debian 13).
 lines_of() {
 	awk -v n="$1 " 'index($0, n) == 1' "$SYS/walkers.$2" | sort
 }
 
-# The walker lines of both runs, one subtest per walker; 4 (skip)
-# without both runs, 1 when a walker differs or there was none.
+# walkers_compare PATCHED REF: the walker lines of both runs, one subtest
+# per walker; 4 (skip) without both runs, 1 when a walker differs or
+# there was none.
 walkers_compare() {
-	local p=$CACHE/out/system-patched/system.ktap s=$CACHE/out/system-stock/system.ktap
-	local n=0 bad=0 name only_p only_s
+	local a=$1 b=$2 n=0 bad=0 name only_a only_b
+	local p=$CACHE/out/system-$a/system.ktap s=$CACHE/out/system-$b/system.ktap
 	if [ ! -f "$p" ] || [ ! -f "$s" ]; then
 		echo "    # needs both runs (make system)"
 		return 4
 	fi
-	grep -h '^    # walker: ' "$p" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.patched"
-	grep -h '^    # walker: ' "$s" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.stock"
+	grep -h '^    # walker: ' "$p" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.$a"
+	grep -h '^    # walker: ' "$s" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.$b"
 	while IFS= read -r name; do
-		only_p=$(lines_of "$name" patched | comm -23 - <(lines_of "$name" stock))
-		only_s=$(lines_of "$name" stock | comm -23 - <(lines_of "$name" patched))
-		if [ -z "$only_p$only_s" ]; then
+		only_a=$(lines_of "$name" "$a" | comm -23 - <(lines_of "$name" "$b"))
+		only_b=$(lines_of "$name" "$b" | comm -23 - <(lines_of "$name" "$a"))
+		if [ -z "$only_a$only_b" ]; then
 			echo "    ok $((++n)) $name"
 		else
 			# The differences first: scripts/ktap.sh shows them with the failure.
-			echo "$only_p" | sed '/^$/d; s/^/    # patched only: /'
-			echo "$only_s" | sed '/^$/d; s/^/    # stock only: /'
+			echo "$only_a" | sed "/^\$/d; s/^/    # $a only: /"
+			echo "$only_b" | sed "/^\$/d; s/^/    # $b only: /"
 			echo "    not ok $((++n)) $name"
 			bad=1
 		fi
-	done < <(sed -n 's/ status=[0-9]*$//p' "$SYS/walkers.patched")
+	done < <(sed -n 's/ status=[0-9]*$//p' "$SYS/walkers.$a")
 	[ "$n" -gt 0 ] || { echo "    # no walker lines"; return 1; }
 	return $bad
 }
 
+# compare PATCHED REF: the comparison as a one-case KTAP file and its
+# verdict (system-compare.* for 6.1, system-compare-6.12.* for 6.12).
 compare() {
-	local f=$CACHE/out/system-compare.ktap
-	ktap_case system:walkers-vs-stock "" walkers_compare > "$f"
-	: > "$SYS/compare.console"
-	say "walkers: patched against stock"
-	"$REPO/scripts/ktap.sh" "$SYS/compare.console" "$f" | tee "$CACHE/out/system-compare.verdict" || true
+	local a=$1 b=$2 suffix=
+	[ "$b" = upstream ] && suffix=-6.12
+	local f=$CACHE/out/system-compare$suffix.ktap
+	ktap_case "system:walkers-vs-$b" "" walkers_compare "$a" "$b" > "$f"
+	: > "$SYS/compare$suffix.console"
+	say "walkers: $a against $b"
+	"$REPO/scripts/ktap.sh" "$SYS/compare$suffix.console" "$f" |
+		tee "$CACHE/out/system-compare$suffix.verdict" || true
+	files+=("$CACHE/out/system-compare$suffix.verdict")
 }
 
-for k in $kernels; do
-	case $k in patched|stock) ;; *) die "make system: KERNEL=patched or stock, not $k" ;; esac
-	run_kernel "$k"
-done
+has() {
+	local k
+	for k in "${kernels[@]}"; do [ "$k" = "$1" ] && return 0; done
+	return 1
+}
+
 files=()
-for k in $kernels; do files+=("$CACHE/out/system-$k/system.verdict"); done
-if [ "$kernels" = "patched stock" ] || [ "$kernels" = "stock patched" ]; then
-	compare
-	files+=("$CACHE/out/system-compare.verdict")
-fi
-say "make system: kernels $kernels"
-record_time "make system $kernels" $SECONDS
+for k in "${kernels[@]}"; do
+	run_kernel "$k"
+	files+=("$CACHE/out/system-$k/system.verdict")
+done
+has patched && has stock && compare patched stock
+has patched612 && has upstream && compare patched612 upstream
+say "make system: kernels ${kernels[*]}"
+record_time "make system ${kernels[*]}" $SECONDS
 verdicts "${files[@]}"

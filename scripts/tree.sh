@@ -89,7 +89,8 @@ elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$APPLIED-head")" ]; then
 fi
 
 # The upstream reference is a plain extraction: nothing is applied to it.
-if [ "$KERNEL" = upstream ] && [ ! -f "$CACHE/src/upstream/Makefile" ]; then
+if { [ "$KERNEL" = upstream ] || [ "$KERNEL" = system-upstream ]; } &&
+		[ ! -f "$CACHE/src/upstream/Makefile" ]; then
 	[ -f "$UPSTREAM_TARBALL" ] || die "$UPSTREAM_TARBALL missing (apt-get install linux-source-6.12)"
 	say "extracting $UPSTREAM_TARBALL into $CACHE/src/upstream (about a minute)"
 	rm -rf "$CACHE/src/upstream.tmp"
