@@ -68,7 +68,7 @@ up_to_date() {
 	[ -d "$TREE/.git" ] && [ -f "$APPLIED-series" ] &&
 		[ "$(series_hash)" = "$(cat "$APPLIED-series")" ] &&
 		[ "$(git_tree rev-parse HEAD)" = "$(cat "$APPLIED-head")" ] &&
-		{ [ "$KERNEL" != upstream ] || [ -f "$CACHE/src/upstream/Makefile" ]; } &&
+		{ [ "${KERNEL#system-}" != upstream ] || [ -f "$CACHE/src/upstream/Makefile" ]; } &&
 		{ [ "$BASE" != 6.1 ] || [ -d "$CACHE/src/stock" ]; }
 }
 up_to_date && exit 0
