@@ -40,8 +40,9 @@ help:
 	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."
 	@echo "                    ONLY='conformance:send_signal*' (README: Running one test)"
 	@echo "  ARCH=arm64        the same on an arm64 guest (docs/arm64.md)"
-	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md)"
-	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md)"
+	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md; BASE=6.12:"
+	@echo "                  patched612 vs upstream)"
+	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md; BASE=6.12: debug612)"
 	@echo "make system       a real Debian with systemd and AppArmor: Debian 12 on patched and stock 6.1,"
 	@echo "                  Debian 13 on patched612 and upstream 6.12; walkers compared (docs/system.md)"
 	@echo "  KERNEL=k          one of them: patched, stock, patched612, upstream (no comparison)"
@@ -49,7 +50,8 @@ help:
 	@echo "make patches      regenerate patches/ from the cached tree's series branch"
 	@echo "make bisect-check build the kernel after every patch of the series"
 	@echo "  BASE=6.12         these three (and tree) on the 6.12 series: patches-6.12/, src/linux-6.12"
-	@echo "make matrix       every patch x every kconfig/matrix config, W=1 + sparse (docs/matrix.md)"
+	@echo "make matrix       every patch x every kconfig/matrix config, W=1 + sparse (docs/matrix.md;"
+	@echo "                  BASE=6.12: the 6.12 series, Debian's 6.12 config)"
 	@echo "make deps | tree | kernel | initramfs   the steps of make run/test, one by one"
 	@echo "make clean        remove \$$PIDFD_CACHE/out (builds stay)"
 	@echo "Settings (docs/harness.md): PIDFD_CACHE PIDFD_TIMEOUT GUEST_MEM ACCEL JOBS SYSTEM_ARGS SYSTEM_KERNELS ..."
@@ -84,7 +86,7 @@ bench: deps
 
 stress: deps
 	@$(X86_ONLY)
-	@KERNEL=debug $(S)/stress.sh
+	@KERNEL=$(if $(filter 6.12,$(BASE)),debug612,debug) $(S)/stress.sh
 
 system: deps
 	@$(X86_ONLY)

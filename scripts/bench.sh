@@ -4,6 +4,8 @@
 # make bench: boot the stock and the patched kernel with plans/bench
 # (bench/*.c), run bench/tools.c on the host, and print one table of
 # A/B ratios with the issue's goals; CSV and SVG go to $CACHE/out/bench.
+# BASE=6.12: the patched612 kernel in the patched role, the unpatched
+# upstream 6.12 in the stock role; results in $CACHE/out/bench-6.12.
 #
 # Every guest ratio is measured within one boot (A and B interleaved);
 # the only cross-boot figure, patched vs stock, is normalised by kill(2)
@@ -221,7 +223,7 @@ case ${1:-} in
 	exit ;;
 esac
 
-res=$CACHE/out/bench
+res=$CACHE/out/bench$BASE_SUFFIX
 csv=$res/bench.csv
 svg=$res/bench.svg
 raw=$res/raw.csv	# kernel,name,A,B,median,min,max,A ns,B ns
@@ -239,13 +241,20 @@ khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 [ -n "$khz" ] && tsc=(tsc=reliable tsc_early_khz=$khz)
 
 # The guest: patched, then stock, each the way `make test` builds it.
-"$REPO/scripts/tree.sh"
-for k in patched stock; do
+# The rows are named by the role (patched, stock), not by the kernel.
+if [ "$BASE" = 6.12 ]; then
+	roles=(patched612:patched upstream:stock)
+else
+	roles=(patched:patched stock:stock)
+fi
+for role in "${roles[@]}"; do
+	k=${role%%:*} role=${role#*:}
 	# pfkill is userspace: its guest run would say the same in both
 	# boots. 5000 processes take minutes under TCG (pgrep: ~6 s a run),
 	# so the guest stops at 1000 unless asked; the host does 5000.
 	tools=none
-	[ $k = patched ] && tools=${BENCH_GUEST_TOOLS:-100,1000}
+	[ $role = patched ] && tools=${BENCH_GUEST_TOOLS:-100,1000}
+	KERNEL=$k "$REPO/scripts/tree.sh"
 	KERNEL=$k "$REPO/scripts/kernel.sh"
 	KERNEL=$k "$REPO/scripts/guest.sh"
 	# TCG is slow and the tools benchmark forks thousands of processes.
@@ -257,7 +266,7 @@ for k in patched stock; do
 		failed=1
 	fi
 	grep '^not ok' "$ktap" 2>/dev/null >&2 && failed=1
-	sed -n "s/^    # bench: /$k,/p" "$ktap" 2>/dev/null >> "$raw" || true
+	sed -n "s/^    # bench: /$role,/p" "$ktap" 2>/dev/null >> "$raw" || true
 done
 
 # The host: pfkill against procps on this machine's real process table.
@@ -276,6 +285,6 @@ echo "tools.cpu.*, tools.rss.*: CPU time (user+sys) and peak RSS of each run fro
 echo "below 1: A is faster. NO*: the median misses the goal, but the goal is inside the spread"
 echo "csv: $csv"
 echo "svg: $svg"
-echo "raw: $raw, guest logs: $CACHE/out/{stock,patched}/bench.{ktap,console}"
+echo "raw: $raw, guest logs: $CACHE/out/{${roles[0]%%:*},${roles[1]%%:*}}/bench.{ktap,console}"
 say "make bench took $((SECONDS - start)) s"
 exit $failed

@@ -8,7 +8,7 @@ CACHE=${PIDFD_CACHE:-$HOME/.cache/pidfd-signal}
 # running the same tests on it.
 UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # KERNEL selects the build: patched (default), stock (tag base, same config),
-# debug (patched + kconfig/debug.config), upstream (linux-source-6.12,
+# debug (patched + kconfig/debug.config; debug612: patched612 + it), upstream (linux-source-6.12,
 # same config), patched-<c> (patched + kconfig/matrix/<c>.config, the
 # delta of a make matrix config: KERNEL=patched-cr-n boots without
 # CHECKPOINT_RESTORE); system-patched and system-stock add
@@ -24,7 +24,7 @@ UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
 BASE=${BASE:-6.1}
 [ -z "${KERNEL:-}" ] && { [ "$BASE" = 6.12 ] && KERNEL=patched612 || KERNEL=patched; }
 case $KERNEL in
-patched612|patched612-*|system-patched612|system-upstream) BASE=6.12 ;;
+patched612|patched612-*|debug612|system-patched612|system-upstream) BASE=6.12 ;;
 *) BASE=6.1 ;;
 esac
 # Per base: the Debian package, its tarball, the series and the git tree
@@ -213,9 +213,9 @@ source_tree() {
 	case $KERNEL in
 	stock|system-stock) echo "$CACHE/src/stock" ;;
 	patched|debug|patched-*|system-patched) echo "$TREE" ;;
-	patched612|patched612-*|system-patched612) echo "$TREE" ;;
+	patched612|patched612-*|debug612|system-patched612) echo "$TREE" ;;
 	upstream|system-upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, patched612, stock, debug, upstream, patched-<matrix config>, patched612-<c>, system-patched, system-stock, system-patched612 or system-upstream)" ;;
+	*) die "unknown KERNEL=$KERNEL (patched, patched612, stock, debug, debug612, upstream, patched-<matrix config>, patched612-<c>, system-patched, system-stock, system-patched612 or system-upstream)" ;;
 	esac
 }
 

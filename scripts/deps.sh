@@ -5,7 +5,7 @@
 # (python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py;
 # rsync: headers_install; linux-source-6.12: the upstream reference kernel;
 # trinity, stress-ng: the fuzz scenario, also in make test's smoke run;
-# sparse and linux-config-6.1 (Debian's amd64 config): make matrix;
+# sparse, linux-config-6.1 and -6.12 (Debian's amd64 configs): make matrix;
 # gcc-multilib: the -m32 guest programs;
 # mmdebstrap, e2fsprogs: the Debian root of make system;
 # dpkg-dev, debhelper, lintian, bash-completion: pfkill's package (tool:deb);
@@ -16,7 +16,7 @@ set -euo pipefail
 packages=(linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make flex
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
 	libc6-dev gcc-multilib coreutils util-linux rsync python3-ply python3-git
-	trinity stress-ng sparse linux-config-6.1
+	trinity stress-ng sparse linux-config-6.1 linux-config-6.12
 	mmdebstrap e2fsprogs dpkg-dev debhelper lintian bash-completion)
 packages+=("${ARCH_PACKAGES[@]}")
 missing=()

@@ -23,6 +23,8 @@
 # the commits base..b of the tree instead of base..series.
 # Each config builds in $PIDFD_CACHE/build/matrix-<config> from the
 # worktree src/matrix; results in out/matrix/ (--smoke: matrix-smoke-*).
+# BASE=6.12: the 6.12 series in its own worktree, build dirs and results
+# (matrix-6.12*), with Debian's 6.12 config (debian-6.12) for Debian's 6.1.
 set -uo pipefail
 export LC_ALL=C
 # The matrix is x86_64's (its configs are: compat-n, Debian's amd64), also
@@ -38,8 +40,8 @@ ends=0
 [ "${1:-}" = --ends ] && { ends=1; shift; }
 # --smoke has a worktree and build dirs of its own: make test need not
 # wait for a make matrix, nor rebuild what it left.
-name=matrix
-[ $smoke = 1 ] && name=matrix-smoke
+name=matrix$BASE_SUFFIX
+[ $smoke = 1 ] && name=matrix-smoke$BASE_SUFFIX
 lock tree s
 lock "build-$name" x
 if [ $# -gt 0 ]; then
@@ -47,10 +49,15 @@ if [ $# -gt 0 ]; then
 elif [ $smoke = 1 ]; then
 	configs=(guest)
 else
-	configs=(guest proc-n pidns-n cr-n smp-n preempt lsm compat-n debian)
+	configs=(guest proc-n pidns-n cr-n smp-n preempt lsm compat-n debian$BASE_SUFFIX)
 fi
 for c in "${configs[@]}"; do
 	[ -f "$REPO/kconfig/matrix/$c.config" ] || die "no kconfig/matrix/$c.config"
+	# Debian's config of one release does not configure the other's tree.
+	case $(sed -n 's/^#base //p' "$REPO/kconfig/matrix/$c.config") in
+	''|*"/linux-config-$BASE/"*) ;;
+	*) die "kconfig/matrix/$c.config is Debian's config of another kernel than BASE=$BASE" ;;
+	esac
 done
 command -v sparse >/dev/null || die "sparse is missing (make deps)"
 
@@ -85,6 +92,7 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ |
 	include/linux/pid.h) echo kernel/pid.o kernel/exit.o fs/proc/base.o ;;
 	include/uapi/linux/sched.h) echo kernel/fork.o kernel/nsproxy.o ;;
 	include/linux/pidfs.h) echo kernel/pid.o kernel/exit.o init/main.o fs/libfs.o ;;
+	include/linux/seccomp.h|include/asm-generic/seccomp.h) echo kernel/seccomp.o fs/proc/array.o ;;
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))
@@ -331,7 +339,7 @@ wt_checkout "${commits[0]}"
 
 table=$res/table.txt
 {
-	printf '%-9s' config
+	printf '%-12s' config
 	for i in $steps; do [ "$i" = 0 ] && printf ' %-8s' base || printf ' %-8s' "$i"; done
 	printf ' %-8s %s\n' vmlinux "first bad"
 	for c in "${configs[@]}"; do
@@ -340,7 +348,7 @@ table=$res/table.txt
 		v=$(cat "$res/$c/vmlinux" 2>/dev/null) || v=-
 		f=$(cat "$res/$c/first" 2>/dev/null) || f=
 		[ -f "$res/$c/row" ] || f="not run"
-		printf '%-9s%s %-8s %s\n' "$c" "$r" "$v" "${f:-none}"
+		printf '%-12s%s %-8s %s\n' "$c" "$r" "$v" "${f:-none}"
 		[ -z "$f" ] || status=1
 	done
 } > "$table"

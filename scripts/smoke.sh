@@ -38,7 +38,7 @@ stress_env+=" PIDFD_STRESS_STRESSNG_CLONE=0"
 # procps only for it; make stress is x86_64's): their rows skip there.
 [ "$ARCH_FUZZERS" = yes ] || stress_env+=" PIDFD_STRESS_NO_FUZZERS=1"
 case $KERNEL in
-patched|debug|patched-*|patched612|patched612-*) mode=strict ;;
+patched|debug|patched-*|patched612|patched612-*|debug612) mode=strict ;;
 *) mode=lenient ;;
 esac
 

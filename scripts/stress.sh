@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make stress: build the debug kernel (kconfig/debug.config), boot it with
+# make stress: build the debug kernel (kconfig/debug.config; BASE=6.12:
+# debug612, the 6.12 series with the same fragment), boot it with
 # the stress plan (stress/*.c) and print one table: scenario, attempts,
 # failures (wrong deliveries or broken invariants), splats (console
 # reports while that program ran), leaks. Fails on any failure, splat,
@@ -75,7 +76,7 @@ if [ "${1:-}" = --table ]; then
 fi
 
 
-[ "$KERNEL" = debug ] || say "warning: stress on KERNEL=$KERNEL (make stress uses debug)"
+case $KERNEL in debug|debug612) ;; *) say "warning: stress on KERNEL=$KERNEL (make stress uses debug or debug612)" ;; esac
 start=$SECONDS
 
 # trinity and stress-ng (scripts/deps.sh installs them) go into the image:

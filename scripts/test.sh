@@ -106,9 +106,15 @@ case " $kernels " in
 	fi
 	;;
 esac
-# With the patched 6.12 kernel: checkpatch over patches-6.12/.
+# With the patched 6.12 kernel: the same over patches-6.12/.
 case " $kernels " in
 *" patched612 "*)
+	if only_match matrix612:smoke; then
+		say "make matrix BASE=6.12 in small: scripts/matrix.sh --smoke"
+		host_case matrix612:smoke "$CACHE/out/matrix-smoke-6.12.ktap" matrix-6.12 \
+			env KERNEL=patched612 "$REPO/scripts/matrix.sh" --smoke
+		selected=$((selected + 1))
+	fi
 	if only_match series612:checkpatch; then
 		say "make checkpatch BASE=6.12: scripts/checkpatch.sh"
 		host_case series612:checkpatch "$CACHE/out/checkpatch-6.12.ktap" checkpatch-6.12 \
