@@ -280,6 +280,7 @@ syscall_rows "$res/strace" 100 1000 5000 >> "$raw"
 report "$raw" "$csv" "$svg"
 
 echo
+echo "kernels: patched = ${roles[0]%%:*}, stock = ${roles[1]%%:*} (BASE=$BASE)"
 echo "ratio = A/B per round: median, min, max over the interleaved rounds (15; 7 for tools.*)"
 echo "tools.cpu.*, tools.rss.*: CPU time (user+sys) and peak RSS of each run from wait4(), median of 3 runs per side and round"
 echo "below 1: A is faster. NO*: the median misses the goal, but the goal is inside the spread"
