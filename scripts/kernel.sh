@@ -4,7 +4,8 @@
 # Configure and build the kernel selected by KERNEL into $BUILD (O=), then
 # install its UAPI headers into $OUT/headers for the guest programs.
 # tinyconfig + kconfig/guest.config + kconfig/x86_64.config (ARCH=arm64:
-# kconfig/arm64.config) (+ kconfig/debug.config for debug and debug612,
+# kconfig/arm64.config) (+ kconfig/debug.config for debug, and
+# kconfig/debug-6.12.config after it for debug612,
 # + kconfig/matrix/<c>.config for patched-<c>, + kconfig/system.config
 # for system-*, + kconfig/system-6.12.config for the 6.12 ones); every
 # requested option is checked against the final .config.
@@ -16,7 +17,10 @@ lock "build-$KERNEL" x
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
 fragments+=("$REPO/kconfig/$ARCH_KCONFIG")
-case $KERNEL in debug|debug612) fragments+=("$REPO/kconfig/debug.config") ;; esac
+case $KERNEL in
+debug) fragments+=("$REPO/kconfig/debug.config") ;;
+debug612) fragments+=("$REPO/kconfig/debug.config" "$REPO/kconfig/debug-6.12.config") ;;
+esac
 case $KERNEL in
 patched-*|patched612-*)
 	fragments+=("$REPO/kconfig/matrix/${KERNEL#*-}.config")

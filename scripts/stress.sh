@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make stress: build the debug kernel (kconfig/debug.config; BASE=6.12:
-# debug612, the 6.12 series with the same fragment), boot it with
+# debug612, the 6.12 series with it and kconfig/debug-6.12.config), boot it with
 # the stress plan (stress/*.c) and print one table: scenario, attempts,
 # failures (wrong deliveries or broken invariants), splats (console
 # reports while that program ran), leaks. Fails on any failure, splat,
