@@ -29,7 +29,8 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 kernels=()
-for k in ${*:-${SYSTEM_KERNELS:-patched stock patched612 upstream}}; do
+# upstream before patched612: a cold system-patched612 starts from its build.
+for k in ${*:-${SYSTEM_KERNELS:-patched stock upstream patched612}}; do
 	k=${k#system-}
 	case $k in
 	patched|stock|patched612|upstream) kernels+=("$k") ;;
