@@ -242,13 +242,10 @@ khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 
 # The guest: patched, then stock, each the way `make test` builds it.
 # The rows are named by the role (patched, stock), not by the kernel.
-if [ "$BASE" = 6.12 ]; then
-	roles=(patched612:patched upstream:stock)
-else
-	roles=(patched:patched stock:stock)
-fi
-for role in "${roles[@]}"; do
-	k=${role%%:*} role=${role#*:}
+declare -A kernel_of=([patched]=patched [stock]=stock)
+[ "$BASE" = 6.12 ] && kernel_of=([patched]=patched612 [stock]=upstream)
+for role in patched stock; do
+	k=${kernel_of[$role]}
 	# pfkill is userspace: its guest run would say the same in both
 	# boots. 5000 processes take minutes under TCG (pgrep: ~6 s a run),
 	# so the guest stops at 1000 unless asked; the host does 5000.
@@ -280,12 +277,12 @@ syscall_rows "$res/strace" 100 1000 5000 >> "$raw"
 report "$raw" "$csv" "$svg"
 
 echo
-echo "kernels: patched = ${roles[0]%%:*}, stock = ${roles[1]%%:*} (BASE=$BASE)"
+echo "kernels: patched = ${kernel_of[patched]}, stock = ${kernel_of[stock]} (BASE=$BASE)"
 echo "ratio = A/B per round: median, min, max over the interleaved rounds (15; 7 for tools.*)"
 echo "tools.cpu.*, tools.rss.*: CPU time (user+sys) and peak RSS of each run from wait4(), median of 3 runs per side and round"
 echo "below 1: A is faster. NO*: the median misses the goal, but the goal is inside the spread"
 echo "csv: $csv"
 echo "svg: $svg"
-echo "raw: $raw, guest logs: $CACHE/out/{${roles[0]%%:*},${roles[1]%%:*}}/bench.{ktap,console}"
+echo "raw: $raw, guest logs: $CACHE/out/{${kernel_of[patched]},${kernel_of[stock]}}/bench.{ktap,console}"
 say "make bench took $((SECONDS - start)) s"
 exit $failed

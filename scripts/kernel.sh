@@ -18,8 +18,10 @@ src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
 fragments+=("$REPO/kconfig/$ARCH_KCONFIG")
 case $KERNEL in
-debug) fragments+=("$REPO/kconfig/debug.config") ;;
-debug612) fragments+=("$REPO/kconfig/debug.config" "$REPO/kconfig/debug-6.12.config") ;;
+debug|debug612)
+	fragments+=("$REPO/kconfig/debug.config")
+	# what 6.12 names differently
+	[ "$BASE" = 6.12 ] && fragments+=("$REPO/kconfig/debug-6.12.config") ;;
 esac
 case $KERNEL in
 patched-*|patched612-*)

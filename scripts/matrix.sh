@@ -24,7 +24,8 @@
 # Each config builds in $PIDFD_CACHE/build/matrix-<config> from the
 # worktree src/matrix; results in out/matrix/ (--smoke: matrix-smoke-*).
 # BASE=6.12: the 6.12 series in its own worktree, build dirs and results
-# (matrix-6.12*), with Debian's 6.12 config (debian-6.12) for Debian's 6.1.
+# (matrix-6.12*), with Debian's 6.12 config (debian-6.12) instead of its
+# 6.1 one (debian).
 set -uo pipefail
 export LC_ALL=C
 # The matrix is x86_64's (its configs are: compat-n, Debian's amd64), also
