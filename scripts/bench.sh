@@ -232,13 +232,29 @@ failed=0
 mkdir -p "$res"
 : > "$raw"
 
-# The guest cannot calibrate its TSC against the PIT and falls back to
-# jiffies: CLOCK_MONOTONIC would tick in 4 ms steps. Handing it a TSC
-# frequency gives it nanoseconds; a wrong frequency scales A and B alike,
-# so the ratios do not depend on it.
-tsc=()
-khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-[ -n "$khz" ] && tsc=(tsc=reliable tsc_early_khz=$khz)
+# The guest's clock. Under TCG the time a path takes is mostly how QEMU
+# translated it: two 6.12 kernels with the same config and the same
+# getppid() code took 289 and 476 ns per getppid(), and an extra call
+# costs far more than on hardware. BENCH_CLOCK=icount (the default)
+# makes the guest's clock count instructions (-icount, 1 ns each), with
+# address-space randomisation off (norandmaps), so a ratio compares the
+# instructions each path executes: the same in every run and under any
+# host load. BENCH_CLOCK=time measures TCG's wall time instead; the guest
+# cannot calibrate its TSC against the PIT then, and is handed the host's
+# frequency so that its clock has ns, not 4 ms jiffies (a wrong frequency
+# scales A and B alike).
+clock=${BENCH_CLOCK:-icount}
+case $clock in
+icount)
+	export GUEST_ICOUNT=0
+	guest_clock=(tsc=reliable tsc_early_khz=1000000 norandmaps) ;;
+time)
+	guest_clock=()
+	khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+	[ -n "$khz" ] && guest_clock=(tsc=reliable tsc_early_khz=$khz) ;;
+*)
+	die "BENCH_CLOCK=$clock: icount or time" ;;
+esac
 
 # The guest: patched, then stock, each the way `make test` builds it.
 # The rows are named by the role (patched, stock), not by the kernel.
@@ -256,7 +272,7 @@ for role in patched stock; do
 	KERNEL=$k "$REPO/scripts/guest.sh"
 	# TCG is slow and the tools benchmark forks thousands of processes.
 	KERNEL=$k PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-900} "$REPO/scripts/qemu.sh" bench \
-		pidfd.bench_tools=$tools "${tsc[@]}" >/dev/null
+		pidfd.bench_tools=$tools "${guest_clock[@]}" >/dev/null
 	ktap=$CACHE/out/$k/bench.ktap
 	if ! grep -q "^$END_MARKER" "$ktap" 2>/dev/null; then
 		echo "error: the $k guest did not finish the bench plan; see $CACHE/out/$k/bench.console" >&2
@@ -278,6 +294,7 @@ report "$raw" "$csv" "$svg"
 
 echo
 echo "kernels: patched = ${kernel_of[patched]}, stock = ${kernel_of[stock]} (BASE=$BASE)"
+[ "$clock" = icount ] && echo "guest rows: instructions executed (-icount), not time; BENCH_CLOCK=time for TCG's wall time"
 echo "ratio = A/B per round: median, min, max over the interleaved rounds (15; 7 for tools.*)"
 echo "tools.cpu.*, tools.rss.*: CPU time (user+sys) and peak RSS of each run from wait4(), median of 3 runs per side and round"
 echo "below 1: A is faster. NO*: the median misses the goal, but the goal is inside the spread"

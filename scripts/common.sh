@@ -152,15 +152,18 @@ ktap_case() {
 # scripts/arch/ARCH.sh with QEMU-ARGS (-kernel, -append ...), the console
 # on stdio and saved in CONSOLE, the result port in RESULTS, killed after
 # LIMIT seconds (a line in CONSOLE says so: scripts/ktap.sh fails it).
+# GUEST_ICOUNT=N (make bench): the guest's clock counts the instructions
+# it executes, 2^N ns each, and does not run while the guest idles.
 qemu_boot() {
-	local limit=$1 console=$2 results=$3 stdin=$4 status errexit=
+	local limit=$1 console=$2 results=$3 stdin=$4 status errexit= icount=()
 	shift 4
+	[ -n "${GUEST_ICOUNT:-}" ] && icount=(-icount "shift=$GUEST_ICOUNT,sleep=off")
 	[[ $- == *e* ]] && errexit=1
 	qemu_results_port "$results"
 	rm -f "$console" "$results"
 	set +e
 	timeout -k 5 --foreground "$limit" "${QEMU_MACHINE[@]}" \
-		-smp 2 -m "${GUEST_MEM:-2048}" -nographic -no-reboot -nic none "$@" \
+		-smp 2 -m "${GUEST_MEM:-2048}" "${icount[@]}" -nographic -no-reboot -nic none "$@" \
 		-serial mon:stdio "${QEMU_RESULTS[@]}" < "$stdin" | tee "$console"
 	status=${PIPESTATUS[0]}
 	[ -n "$errexit" ] && set -e
