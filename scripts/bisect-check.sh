@@ -6,18 +6,26 @@
 # (BASE=6.12: the 6.12 series, with the patched612 kernel's .config).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-lock tree s
 lock "build-bisect$BASE_SUFFIX" x
 
 wt=$CACHE/src/bisect$BASE_SUFFIX
 obj=$CACHE/build/bisect$BASE_SUFFIX
-[ -d "$wt" ] || git -C "$TREE" worktree add -q --detach "$wt" base
 mkdir -p "$obj"
 cp "$CACHE/build/$KERNEL/.config" "$obj/.config" 2>/dev/null ||
 	die "build the $KERNEL kernel first (make kernel)"
 
+# The tree lock is held only while the commits are listed: the builds run
+# in a worktree of their own, on these commits, which stay in the repo
+# when tree.sh rewrites the series branch, so make test and make bench
+# need not wait the hour this takes.
+commits=$(
+	lock tree s
+	[ -d "$wt" ] || git -C "$TREE" worktree add -q --detach "$wt" base >&2
+	git -C "$TREE" rev-list --reverse base..series
+)
+
 n=0
-for commit in $(git -C "$TREE" rev-list --reverse base..series); do
+for commit in $commits; do
 	n=$((n + 1))
 	say "[$n] $(git -C "$TREE" log -1 --format=%s "$commit")"
 	git -C "$wt" checkout -q --detach "$commit"
