@@ -89,7 +89,9 @@ host_case() {	# name ktap-file verdict command...
 # first. The config matrix in small (make matrix in full): the series'
 # .c files at base and after the last patch, guest config, W=1 and
 # sparse; any new warning or failure fails it. checkpatch.pl --strict
-# over patches/ and the numbering of the series (make checkpatch).
+# over patches/ and the numbering of the series (make checkpatch). The
+# series' .c files compiled after every patch (make bisect-check in
+# small).
 case " $kernels " in
 *" patched "*)
 	if only_match matrix:smoke; then
@@ -102,6 +104,13 @@ case " $kernels " in
 		say "make checkpatch: scripts/checkpatch.sh"
 		host_case series:checkpatch "$CACHE/out/checkpatch.ktap" checkpatch \
 			"$REPO/scripts/checkpatch.sh"
+		selected=$((selected + 1))
+	fi
+	# Its objects are x86_64's: the x86_64 run checks the series.
+	if [ -z "$ARCH_SUFFIX" ] && only_match series:bisect; then
+		say "make bisect-check in small: scripts/bisect-check.sh --smoke"
+		host_case series:bisect "$CACHE/out/bisect-smoke.ktap" bisect \
+			env KERNEL=patched "$REPO/scripts/bisect-check.sh" --smoke
 		selected=$((selected + 1))
 	fi
 	;;
@@ -119,6 +128,12 @@ case " $kernels " in
 		say "make checkpatch BASE=6.12: scripts/checkpatch.sh"
 		host_case series612:checkpatch "$CACHE/out/checkpatch-6.12.ktap" checkpatch-6.12 \
 			env KERNEL=patched612 "$REPO/scripts/checkpatch.sh"
+		selected=$((selected + 1))
+	fi
+	if [ -z "$ARCH_SUFFIX" ] && only_match series612:bisect; then
+		say "make bisect-check BASE=6.12 in small: scripts/bisect-check.sh --smoke"
+		host_case series612:bisect "$CACHE/out/bisect-smoke-6.12.ktap" bisect-6.12 \
+			env KERNEL=patched612 "$REPO/scripts/bisect-check.sh" --smoke
 		selected=$((selected + 1))
 	fi
 	;;
