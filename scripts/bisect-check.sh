@@ -56,12 +56,8 @@ if [ ! -f "$obj/.config" ] && [ -f "$ref/.built" ] &&
 	git -C "$wt" checkout -q --detach base
 	(
 		lock "build-${ref##*/}" s
-		seed_build "$ref" "$obj" "$wt"
+		seed_build "$ref" "$obj" "$wt" $(($(date +%s) + 1))
 	)
-	# One date for every file: touched one by one, a target could end up
-	# older than a prerequisite touched after it.
-	t=$(($(date +%s) + 1))
-	find "$obj" -exec touch -h -d "@$t" {} +
 	sleep 2
 fi
 mkdir -p "$obj"

@@ -173,7 +173,7 @@ qemu_boot() {
 	return 0
 }
 
-# seed_build FROM TO SRC: make O= directory TO a copy of the finished
+# seed_build FROM TO SRC [DATE]: make O= directory TO a copy of the finished
 # build FROM of another tree with the same content and config, rewritten
 # to build SRC (its .cmd files, dependency files and Makefile name their
 # tree), so that kbuild rebuilds only the files of SRC that are newer
@@ -181,9 +181,10 @@ qemu_boot() {
 # The dependency lists of the .cmd files name the tree relative to the
 # build directory (../../src/upstream/include/linux/pid.h): both forms
 # are rewritten, or a header the series changes would not rebuild the
-# objects it was copied with.
+# objects it was copied with. DATE (seconds since the epoch): the date
+# of every copied file, instead of the one the series' files give.
 seed_build() {
-	local from=$1 to=$2 src=$3 old old_rel src_rel
+	local from=$1 to=$2 src=$3 t=${4:-} old old_rel src_rel
 	old=$(readlink "$from/source")
 	old_rel=$(realpath -m --relative-to="$from" "$old")
 	src_rel=$(realpath -m --relative-to="$to" "$src")
@@ -198,11 +199,15 @@ seed_build() {
 	# The objects must be older than every file the series changed (git
 	# am wrote them when it applied the series): a reference built after
 	# that has newer objects, and kbuild would keep them, so the copy's
-	# files are dated one second before the oldest changed file.
-	local t
-	t=$(git -C "$src" diff --name-only base HEAD 2>/dev/null |
-		(cd "$src" && xargs -r stat -c %Y -- 2>/dev/null) | sort -n | head -n 1)
-	[ -n "$t" ] && find "$to.tmp" -exec touch -h -d "@$((t - 1))" {} +
+	# files are dated one second before the oldest changed file. One date
+	# for every file: touched one by one, a target could end up older
+	# than a prerequisite touched after it.
+	if [ -z "$t" ]; then
+		t=$(git -C "$src" diff --name-only base HEAD 2>/dev/null |
+			(cd "$src" && xargs -r stat -c %Y -- 2>/dev/null) | sort -n | head -n 1)
+		[ -n "$t" ] && t=$((t - 1))
+	fi
+	[ -n "$t" ] && find "$to.tmp" -exec touch -h -d "@$t" {} +
 	rm -f "$to.tmp/.built"
 	rm -rf "$to"
 	mv "$to.tmp" "$to"
