@@ -8,6 +8,7 @@
 #ifndef PFK_H
 #define PFK_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
 #include <signal.h>
@@ -125,6 +126,7 @@ struct pfk_proc {
 	char state;			/* stat field 3: R S D Z T ... */
 	bool escalated;			/* --then: the second signal reached it */
 	bool has_status;		/* pfk_wait() read how it ended */
+	bool wait_failed;		/* pfk_wait() could not hold it (->err) */
 	char name[16];			/* comm, escaped as procps shows it */
 };
 
@@ -163,6 +165,9 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
 /*
  * Fill up to max entries of out[] with matching processes, each holding an
  * open dirfd.  Returns how many, 0 when the walk is done, -1 on error.
+ * Out of fds (or memory) midway, it returns the batch so far, short of
+ * max, and examines that candidate again in the next call; with no batch
+ * held it retries once and then counts the candidate as unexamined.
  */
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
@@ -172,6 +177,22 @@ bool pfk_scan_done(const struct pfk_scan *scan);
 
 /* Processes that matched but were left out as our ancestors. */
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan);
+
+/*
+ * Running out of fds or memory says nothing about a process: such an
+ * error is never taken for "it exited".
+ */
+static inline bool pfk_resource_error(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
+/*
+ * Candidates the scan could not examine, even retried with the batch
+ * released (see pfk_scan_next()); *err the last such errno.  They were
+ * neither matched nor skipped: the caller's result is incomplete.
+ */
+size_t pfk_scan_unexamined(const struct pfk_scan *scan, int *err);
 
 /*
  * procps 4.0.2's output escaping (library/escape.c), by the codeset of
@@ -221,7 +242,8 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
  * Wait until every process in procs[] whose result is PFK_MATCHED,
  * PFK_SIGNALED or PFK_ESCALATED has exited (result becomes PFK_EXITED;
  * PFK_GONE for a match that had gone before we could look), or timeout_ms
- * passes (-1: forever).  Returns how many are still alive.  Processes
+ * passes (-1: forever).  Returns how many are still alive.  One it could
+ * not get a pidfd for is PFK_FAILED with wait_failed and err set.  Processes
  * (not threads) seen to exit get their exit status where the kernel has
  * it (see pfk_pidfd_status()).
  */

@@ -43,6 +43,11 @@ struct pfk_scan {
 	size_t rawsz;
 	int *pend;			/* fds to close in one go (flush_pending) */
 	size_t npend, pendsz;
+	char cur[16];			/* the candidate next_dir() opened last */
+	bool again;			/* ... to be opened again: out of fds */
+	unsigned int tries;		/* its retries with no batch held */
+	size_t unexamined;		/* candidates given up on (out of fds) */
+	int unexamined_err;
 };
 
 /*
@@ -336,7 +341,7 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 {
 	size_t len = 0;
 	ssize_t r;
-	int fd;
+	int fd, e = 0;
 
 	fd = scan_openat(scan, dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -346,7 +351,7 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			len = (size_t)-1;
+			e = errno;
 			break;
 		}
 		len += r;
@@ -354,8 +359,10 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 			break;		/* short read (or 0): the end */
 	}
 	close_file(scan, fd);
-	if (len == (size_t)-1)
+	if (e) {
+		errno = e;
 		return -1;
+	}
 	buf[len] = '\0';
 	return len;
 }
@@ -369,8 +376,13 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 	int i;
 
 	p->long_name = NULL;
-	if (read_small_at(scan, dirfd, "stat", buf, sizeof(buf)) <= 0)
+	switch (read_small_at(scan, dirfd, "stat", buf, sizeof(buf))) {
+	case -1:
 		return -1;
+	case 0:
+		errno = EPROTO;
+		return -1;
+	}
 	/* The name sits in parentheses and may itself contain ") ". */
 	open_paren = strchr(buf, '(');
 	close_paren = strrchr(buf, ')');
@@ -514,6 +526,9 @@ static ssize_t argv_text(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	char *b = scan->buf;
 	ssize_t i;
 
+	/* Unreadable as the process exits: empty.  Out of fds: not known. */
+	if (n < 0 && pfk_resource_error(errno))
+		return -1;
 	if (n < 0)
 		n = 0;
 	if (scan->flt->keep_argv) {
@@ -564,13 +579,18 @@ static const char *full_text(struct pfk_scan *scan, int dirfd,
 	return scan->buf;
 }
 
-/* "0::/path" lines of /proc/<pid>/cgroup against --cgroup (cgroup v2). */
-static bool cgroup_match(struct pfk_scan *scan, int dirfd)
+/*
+ * "0::/path" lines of /proc/<pid>/cgroup against --cgroup (cgroup v2).
+ * 1 match, 0 not, -1 unread for want of fds or memory.
+ */
+static int cgroup_match(struct pfk_scan *scan, int dirfd)
 {
 	const struct pfk_strs *want = &scan->flt->cgroup;
 	ssize_t n = read_at(scan, dirfd, "cgroup", &scan->buf, &scan->bufsz);
 	char *line, *rest;
 
+	if (n < 0 && pfk_resource_error(errno))
+		return -1;
 	if (n <= 0)
 		return false;
 	for (rest = scan->buf; (line = strsep(&rest, "\n")) && *line; ) {
@@ -587,13 +607,16 @@ static bool cgroup_match(struct pfk_scan *scan, int dirfd)
  * --env: NAME=VALUE must equal an entry; a bare NAME matches the entry of
  * that very name, as procps's master branch does.  (4.0.5 matched every
  * entry it began, so "PATH" also took "PATHX=1": too wide to signal by.)
+ * 1 match, 0 not (or not ours to read), -1 unread for want of fds.
  */
-static bool env_match(struct pfk_scan *scan, int dirfd)
+static int env_match(struct pfk_scan *scan, int dirfd)
 {
 	const struct pfk_strs *want = &scan->flt->env;
 	ssize_t n = read_at(scan, dirfd, "environ", &scan->buf, &scan->bufsz);
 	const char *e, *end;
 
+	if (n < 0 && pfk_resource_error(errno))
+		return -1;
 	if (n <= 0)
 		return false;
 	end = scan->buf + n;
@@ -647,7 +670,8 @@ static bool older_match(const struct pfk_scan *scan, const struct pfk_proc *p)
 
 /*
  * Decide about one open directory.  1: match (p filled in), 0: no match,
- * -1: the process went away while we looked (treated as no match).
+ * -1 with errno: the process went away while we looked (treated as no
+ * match), or with pfk_resource_error(errno) it could not be looked at.
  */
 static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 {
@@ -656,6 +680,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	pid_t ppid = 0, session = 0;
 	const char *text = NULL;
 	bool m = true, argv_matched = false;
+	int r;
 
 	/*
 	 * -f: the pattern usually rules out most processes, and for them
@@ -700,10 +725,13 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		const char *cgt;
 
 		if (read_small_at(scan, dirfd, "status", status,
-				  sizeof(status)) < 0 ||
-		    status_ids(status, "\nUid:", &ruid, &euid) < 0 ||
-		    status_ids(status, "\nGid:", &rgid, &egid) < 0)
+				  sizeof(status)) < 0)
 			return -1;
+		if (status_ids(status, "\nUid:", &ruid, &euid) < 0 ||
+		    status_ids(status, "\nGid:", &rgid, &egid) < 0) {
+			errno = EPROTO;
+			return -1;
+		}
 		if ((flt->euid.n && !pfk_ids_has(&flt->euid, euid)) ||
 		    (flt->ruid.n && !pfk_ids_has(&flt->ruid, ruid)) ||
 		    (flt->rgid.n && !pfk_ids_has(&flt->rgid, rgid)))
@@ -716,10 +744,16 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	}
 	if (m && flt->ns_given && !ns_match(flt, dirfd))
 		m = false;
-	if (m && flt->cgroup.n && !cgroup_match(scan, dirfd))
+	if (m && flt->cgroup.n && (r = cgroup_match(scan, dirfd)) <= 0) {
+		if (r < 0)
+			return -1;
 		m = false;
-	if (m && flt->env.n && !env_match(scan, dirfd))
+	}
+	if (m && flt->env.n && (r = env_match(scan, dirfd)) <= 0) {
+		if (r < 0)
+			return -1;
 		m = false;
+	}
 	if (m && flt->has_pattern && !argv_matched) {
 		if (flt->full) {
 			text = full_text(scan, dirfd, p);
@@ -783,32 +817,41 @@ static bool numeric(const char *s, pid_t *out)
 
 /*
  * Open the next candidate directory: /proc/<pid>, or with --thread
- * /proc/<tgid>/task/<tid>.  Returns its fd, -1 at the end, -2 on error.
+ * /proc/<tgid>/task/<tid>.  Its name is kept in scan->cur: with
+ * scan->again set, that one is opened again instead of the next.
+ * Returns its fd, -1 at the end, -2 on error, -3 when it could not be
+ * opened for want of fds or memory (errno says which).
  */
 static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 		    int *tgid_fd)
 {
 	const struct pfk_filter *flt = scan->flt;
 	struct dirent *de;
-	int fd;
+	int fd, e;
 
 	for (;;) {
 		if (scan->task_dir) {
-			de = readdir(scan->task_dir);
-			if (!de) {
-				closedir(scan->task_dir);
-				scan->task_dir = NULL;
-				if (scan->task_procfd >= 0)
-					close(scan->task_procfd);
-				scan->task_procfd = -1;
-				continue;
+			if (!scan->again) {
+				de = readdir(scan->task_dir);
+				if (!de) {
+					closedir(scan->task_dir);
+					scan->task_dir = NULL;
+					if (scan->task_procfd >= 0)
+						close(scan->task_procfd);
+					scan->task_procfd = -1;
+					continue;
+				}
+				if (!numeric(de->d_name, pid))
+					continue;
+				snprintf(scan->cur, sizeof(scan->cur), "%d",
+					 (int)*pid);
 			}
-			if (!numeric(de->d_name, pid))
-				continue;
-			fd = scan_openat(scan, dirfd(scan->task_dir), de->d_name,
+			scan->again = false;
+			numeric(scan->cur, pid);
+			fd = scan_openat(scan, dirfd(scan->task_dir), scan->cur,
 					 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (fd < 0 && (errno == EMFILE || errno == ENFILE))
-				return -2;
+			if (fd < 0 && pfk_resource_error(errno))
+				return -3;
 			if (fd < 0)
 				continue;	/* the thread exited */
 			*tgid = scan->task_tgid;
@@ -816,23 +859,30 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 				*tgid_fd = fcntl(scan->task_procfd,
 						 F_DUPFD_CLOEXEC, 0);
 				if (*tgid_fd < 0) {
+					e = errno;
 					close(fd);
-					return -2;
+					errno = e;
+					return pfk_resource_error(e) ? -3 : -2;
 				}
 			}
 			return fd;
 		}
 
-		errno = 0;
-		de = readdir(scan->proc_dir);
-		if (!de)
-			return errno ? -2 : -1;
-		if (!numeric(de->d_name, tgid))
-			continue;
-		fd = scan_openat(scan, flt->proc_fd, de->d_name,
+		if (!scan->again) {
+			errno = 0;
+			de = readdir(scan->proc_dir);
+			if (!de)
+				return errno ? -2 : -1;
+			if (!numeric(de->d_name, tgid))
+				continue;
+			snprintf(scan->cur, sizeof(scan->cur), "%d", (int)*tgid);
+		}
+		scan->again = false;
+		numeric(scan->cur, tgid);
+		fd = scan_openat(scan, flt->proc_fd, scan->cur,
 				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
-			return -2;
+		if (fd < 0 && pfk_resource_error(errno))
+			return -3;
 		if (fd < 0)
 			continue;		/* the process exited */
 		if (!flt->threads) {
@@ -841,21 +891,32 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 		}
 		/* Threads: walk this process's task/ next. */
 		{
-			int taskfd = openat(fd, "task", O_RDONLY | O_DIRECTORY |
-					    O_CLOEXEC);
+			int taskfd = scan_openat(scan, fd, "task", O_RDONLY |
+						 O_DIRECTORY | O_CLOEXEC);
+			DIR *dir;
 
+			e = errno;
 			if (taskfd < 0 || !flt->thread_tgid_fd) {
 				close(fd);
 				fd = -1;
 			}
-			if (taskfd < 0)
+			if (taskfd < 0) {
+				errno = e;
+				if (pfk_resource_error(e))
+					return -3;
 				continue;
-			scan->task_procfd = fd;
-			scan->task_dir = fdopendir(taskfd);
-			if (!scan->task_dir) {
-				close(taskfd);
-				return -2;
 			}
+			dir = fdopendir(taskfd);
+			if (!dir) {
+				e = errno;
+				close(taskfd);
+				if (fd >= 0)
+					close(fd);
+				errno = e;
+				return pfk_resource_error(e) ? -3 : -2;
+			}
+			scan->task_procfd = fd;
+			scan->task_dir = dir;
 			scan->task_tgid = *tgid;
 		}
 	}
@@ -882,12 +943,24 @@ static int collect_skip(struct pfk_scan *scan)
 		snprintf(name, sizeof(name), "%d", (int)pid);
 		fd = openat(scan->flt->proc_fd, name,
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/*
+		 * An ancestor we cannot look at for want of fds would be
+		 * one we might signal: fail rather than stop the chain.
+		 */
+		if (fd < 0 && pfk_resource_error(errno))
+			return -1;
 		if (fd < 0)
 			break;
-		if (read_stat(NULL, fd, &p, &ppid, NULL, NULL) < 0)
-			ppid = 0;
-		else
-			free(p.long_name);
+		if (read_stat(NULL, fd, &p, &ppid, NULL, NULL) < 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			if (pfk_resource_error(e))
+				return -1;
+			break;
+		}
+		free(p.long_name);
 		close(fd);
 		pid = ppid;
 	}
@@ -963,6 +1036,12 @@ bool pfk_scan_done(const struct pfk_scan *scan)
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan)
 {
 	return scan->ancestor_hits;
+}
+
+size_t pfk_scan_unexamined(const struct pfk_scan *scan, int *err)
+{
+	*err = scan->unexamined_err;
+	return scan->unexamined;
 }
 
 void pfk_proc_release(struct pfk_proc *p)
@@ -1049,6 +1128,26 @@ static bool better(enum pfk_pick pick, const struct pfk_proc *a,
 	return pick == PFK_PICK_NEWEST ? a->pid > b->pid : a->pid < b->pid;
 }
 
+/*
+ * The candidate in scan->cur could not be examined for want of fds or
+ * memory (error e).  That says nothing about the process, so it is looked
+ * at again: after the caller has released the batch of n, whose handles
+ * are what hold the fds (true: return the batch now), or with no batch
+ * held at once, once.  Failing that too, it is counted as unexamined.
+ */
+static bool interrupted(struct pfk_scan *scan, size_t n, int e)
+{
+	flush_pending(scan);
+	if (n > 0 || scan->tries++ == 0) {
+		scan->again = true;
+		return n > 0;
+	}
+	scan->tries = 0;
+	scan->unexamined++;
+	scan->unexamined_err = e;
+	return false;
+}
+
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 {
 	const struct pfk_filter *flt = scan->flt;
@@ -1068,8 +1167,20 @@ ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 			scan->done = true;
 			break;
 		}
-		p.dirfd = fd;
-		r = match_dir(scan, fd, &p);
+		r = -1;
+		if (fd >= 0) {
+			p.dirfd = fd;
+			r = match_dir(scan, fd, &p);
+		}
+		if (r < 0 && pfk_resource_error(errno)) {
+			int e = errno;
+
+			pfk_proc_release(&p);
+			if (interrupted(scan, n, e))
+				return n;
+			continue;
+		}
+		scan->tries = 0;
 		if (r <= 0) {
 			if (flt->defer_close)
 				release_later(scan, &p);

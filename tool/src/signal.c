@@ -158,13 +158,15 @@ const char *pfk_result_name(enum pfk_result r)
  * Is the process behind p's directory still the one we matched?  Its stat
  * must still be readable through the fd (the kernel refuses once the task
  * is reaped, even if the number went to someone else) and unchanged.
+ * 1 yes, 0 no, -1 (errno) when we had no fd or memory to read it with:
+ * that is no sign that it has gone.
  */
-static bool still_same(const struct pfk_proc *p, int dirfd)
+static int still_same(const struct pfk_proc *p, int dirfd)
 {
 	struct pfk_proc now;
 
 	if (pfk_read_stat(dirfd, &now, NULL, NULL, NULL) < 0)
-		return false;
+		return pfk_resource_error(errno) ? -1 : 0;
 	free(now.long_name);
 	return now.starttime == p->starttime;
 }
@@ -176,7 +178,7 @@ static bool still_same(const struct pfk_proc *p, int dirfd)
  */
 static int open_pidfd(struct pfk_proc *p, bool thread)
 {
-	int fd;
+	int fd, same;
 
 	if (p->pidfd >= 0)
 		return 0;
@@ -185,13 +187,26 @@ static int open_pidfd(struct pfk_proc *p, bool thread)
 			    thread ? PIDFD_THREAD : 0);
 	if (fd < 0)
 		return -1;
-	if (!still_same(p, p->dirfd)) {
+	same = still_same(p, p->dirfd);
+	if (same <= 0) {
+		int e = same < 0 ? errno : ESRCH;
+
 		close(fd);
-		errno = ESRCH;
+		errno = e;
 		return -1;
 	}
 	p->pidfd = fd;
 	return 0;
+}
+
+/* Read stat: 0, or -1 with errno ESRCH unless we lacked fds or memory. */
+static int read_stat_or_gone(int dirfd, struct pfk_proc *q)
+{
+	if (pfk_read_stat(dirfd, q, NULL, NULL, NULL) == 0)
+		return 0;
+	if (!pfk_resource_error(errno))
+		errno = ESRCH;
+	return -1;
 }
 
 /*
@@ -215,21 +230,25 @@ static int open_group_leader(struct pfk_proc *p)
 	snprintf(name, sizeof(name), "%d", (int)p->pgrp);
 	fd = openat(p->proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		errno = ESRCH;
+		/* No leader is a group gone; no fd for it is not. */
+		if (!pfk_resource_error(errno))
+			errno = ESRCH;
 		return -1;
 	}
+	errno = 0;	/* a mismatch below leaves no error of its own */
 	struct pfk_proc leader = { .long_name = NULL };
 	struct pfk_proc now = { .long_name = NULL };
-	bool same = pfk_read_stat(fd, &leader, NULL, NULL, NULL) == 0 &&
+	bool same = read_stat_or_gone(fd, &leader) == 0 &&
 		    leader.pgrp == p->pgrp &&
-		    pfk_read_stat(p->dirfd, &now, NULL, NULL, NULL) == 0 &&
+		    read_stat_or_gone(p->dirfd, &now) == 0 &&
 		    now.starttime == p->starttime && now.pgrp == p->pgrp;
+	int e = errno;
 
 	free(leader.long_name);
 	free(now.long_name);
 	if (!same) {
 		close(fd);
-		errno = ESRCH;
+		errno = pfk_resource_error(e) ? e : ESRCH;
 		return -1;
 	}
 	p->group_fd = fd;
@@ -419,6 +438,7 @@ size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 			}
 			p->err = errno;
 			p->result = PFK_FAILED;
+			p->wait_failed = true;
 			continue;
 		}
 		pfd[alive].fd = p->pidfd;
