@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <limits.h>
 #include <locale.h>
 #include <signal.h>
@@ -93,6 +94,7 @@ struct pfkill_ctl {
 	bool printed;
 	bool count_printed;		/* pfwait -c: before waiting */
 	bool mrelease_failed;		/* -m: exit 1, as procps */
+	bool resource_failed;		/* a handle lacked fds or memory: exit 3 */
 };
 
 /* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5 where race-free. */
@@ -797,21 +799,48 @@ static void require_features(const struct pfkill_ctl *ctl)
 }
 
 /*
+ * Fds free below the soft limit.  The limit alone overstates it for a
+ * caller that hands us hundreds (a daemon, a shell with redirections), so
+ * count those open: in /proc/self/fd, or failing that by asking each.
+ */
+static long free_fds(long limit)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	long used = 0;
+
+	if (!d) {
+		for (long fd = 0; fd < limit && fd < 65536; fd++)
+			used += fcntl(fd, F_GETFD) >= 0;
+		return limit - used;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (isdigit((unsigned char)de->d_name[0]) &&
+		    atol(de->d_name) < limit && atol(de->d_name) != dirfd(d))
+			used++;
+	closedir(d);
+	return limit > used ? limit - used : 0;
+}
+
+/*
+ * What a batch leaves free: the scan's own fds (/proc, a candidate's
+ * directory and the file read from it, a task directory) and the signal
+ * step's passing ones (a stat read to check a pidfd, a group leader).
+ */
+#define FD_RESERVE 8
+
+/*
  * Hold as many handles as we can: raise the soft fd limit to the hard one
- * and size a batch to leave room for the scan's own fds.  Each handle may
- * need a second fd (pidfd for --wait/--thread, leader fd for --pgroup).
+ * and size a batch to what is free of it, less FD_RESERVE.  Each handle
+ * may need a second fd (pidfd for --wait/--thread, leader fd for
+ * --pgroup).  A batch that still runs out is cut short by the scan and
+ * the candidate retried (pfk_scan_next()).
  */
 static size_t batch_size(const struct pfkill_ctl *ctl)
 {
 	struct rlimit rl;
 	long open_max, per_handle = 1;
 
-	/*
-	 * Listing holds nothing past the print: a small batch keeps the
-	 * process table out of our memory and our fd table small.
-	 */
-	if (ctl->mode == MODE_LIST)
-		return 256;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 1 << 20 : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
@@ -819,13 +848,20 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	open_max = sysconf(_SC_OPEN_MAX);
 	if (open_max <= 0)
 		open_max = 1024;
+	open_max = free_fds(open_max) - FD_RESERVE;
+	/*
+	 * Listing holds nothing past the print: a small batch keeps the
+	 * process table out of our memory and our fd table small.
+	 */
+	if (ctl->mode == MODE_LIST)
+		return open_max > 256 ? 256 : open_max > 0 ? (size_t)open_max : 1;
 	if (ctl->mode == MODE_WAIT)
 		per_handle += 1 + ctl->filter.thread_tgid_fd;
 	else if (ctl->mode == MODE_KILL)
 		per_handle += (ctl->wait || ctl->mrelease) +
 			      (ctl->scope != PFK_SCOPE_PROCESS) +
 			      ctl->filter.thread_tgid_fd;
-	open_max = (open_max - 32) / per_handle;
+	open_max /= per_handle;
 	return open_max > 0 ? (size_t)open_max : 1;
 }
 
@@ -991,7 +1027,23 @@ static void report_signal(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	default:
 		errno = p->err;
 		warn("killing pid %d failed", (int)p->pid);
+		if (pfk_resource_error(p->err))
+			ctl->resource_failed = true;
 	}
+}
+
+/*
+ * A process pfk_wait() could not hold a pidfd for: not seen to exit,
+ * and for want of fds or memory, no answer at all (exit 3).
+ */
+static void report_wait_failed(struct pfkill_ctl *ctl, const struct pfk_proc *p)
+{
+	if (!p->wait_failed)
+		return;
+	errno = p->err;
+	warn("waiting for pid %d failed", (int)p->pid);
+	if (pfk_resource_error(p->err))
+		ctl->resource_failed = true;
 }
 
 static int cmp_pgrp(const void *a, const void *b)
@@ -1149,6 +1201,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 				warnx("pid %d (%s) is still running",
 				      (int)procs[i].pid, pfk_proc_name(&procs[i]));
 			}
+			report_wait_failed(ctl, &procs[i]);
 			echo_status(ctl, &procs[i]);
 		}
 	}
@@ -1193,9 +1246,8 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		} else if (procs[i].result == PFK_MATCHED) {
 			procs[i].result = PFK_ALIVE;
 			ctl->alive++;
-		} else if (procs[i].result != PFK_GONE) {
-			errno = procs[i].err;
-			warn("waiting for pid %d failed", (int)procs[i].pid);
+		} else {
+			report_wait_failed(ctl, &procs[i]);
 		}
 		echo_status(ctl, &procs[i]);
 		if (ctl->json)
@@ -1217,7 +1269,9 @@ static int run(struct pfkill_ctl *ctl)
 	size_t max = batch_size(ctl);
 	struct pfk_proc *procs;
 	struct pfk_scan *scan;
+	size_t unexamined;
 	ssize_t n;
+	int why;
 
 	procs = calloc(max, sizeof(*procs));
 	if (!procs)
@@ -1240,6 +1294,7 @@ static int run(struct pfkill_ctl *ctl)
 	if (n < 0)
 		err(EXIT_FATAL, "reading /proc");
 	ctl->ancestor_hits = pfk_scan_ancestor_hits(scan);
+	unexamined = pfk_scan_unexamined(scan, &why);
 	pfk_scan_close(scan);
 	free(procs);
 
@@ -1256,6 +1311,15 @@ static int run(struct pfkill_ctl *ctl)
 		      "option to match against the complete command line.",
 		      program_invocation_short_name);
 
+	/*
+	 * Complete or fail: a candidate we could not look at, for want of
+	 * fds or memory even after releasing the batch, may have matched.
+	 */
+	if (unexamined)
+		warnx("%zu processes not examined: %s; the result is incomplete",
+		      unexamined, strerror(why));
+	if (unexamined || ctl->resource_failed)
+		return EXIT_FATAL;
 	if (ctl->mode == MODE_LIST)
 		return ctl->matched ? EXIT_MATCH : EXIT_NOMATCH;
 	if (ctl->mode == MODE_WAIT)
