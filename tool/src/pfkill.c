@@ -15,7 +15,7 @@
  * Exit status: 0 something matched (and was signaled, or has exited),
  * 1 nothing matched (or nothing could be signaled, or --timeout left
  * processes alive), 2 usage error, 3 fatal error (including a missing
- * kernel feature).
+ * kernel feature, and a result left incomplete for want of fds).
  */
 #define _GNU_SOURCE
 #include <err.h>
