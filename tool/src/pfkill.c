@@ -291,7 +291,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "     --scope <what>        process (default), thread, or pgroup: signal\n"
 "                           each match's thread or its process group\n"
 "     --thread              match threads; with pfkill, --scope thread\n"
-"     --json                one JSON object per process: pid, name, result\n"
+"     --json                JSON Lines: an object per process (pid, name,\n"
+"                           result), or with -c the count\n"
 "     --format pid:starttime  list PID:STARTTIME, an identity that\n"
 "                           -p PID:STARTTIME checks (a recycled PID fails)\n"
 "\n"
@@ -736,10 +737,13 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	if (ctl->ignore_ancestors)
 		f->include_ancestors = false;
 	f->drop_ancestors = ctl->ignore_ancestors;
-	/* -e shows the name, or with --list-full the command line. */
-	f->keep_cmdline = ctl->list_full &&
-			  (ctl->mode == MODE_LIST ? !ctl->count : ctl->echo);
-	f->keep_argv = f->keep_cmdline && ctl->shell_quote;
+	/*
+	 * -e shows the name, or with --list-full the command line; so does
+	 * --json.  -Q quotes for a shell: JSON has its own quoting.
+	 */
+	f->keep_cmdline = ctl->list_full && (ctl->mode == MODE_LIST ?
+			  !ctl->count && !ctl->quiet : ctl->echo || ctl->json);
+	f->keep_argv = f->keep_cmdline && ctl->shell_quote && !ctl->json;
 	/*
 	 * -f, -c and -a need nothing of a matching process but its command
 	 * line: stat (pid's name, start time, group, state) is left unread
@@ -905,11 +909,21 @@ static void json_status(int st)
 	printf(",\"core\":%s}", WCOREDUMP(st) ? "true" : "false");
 }
 
+/*
+ * JSON Lines: an object per process, with what the plain output would
+ * show (--format pid:starttime, -a), or with -c the count alone.
+ */
 static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
 	printf("{\"pid\":%d,\"name\":", (int)p->pid);
 	json_string(pfk_proc_name(p));
 	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
+	if (ctl->identity)
+		printf(",\"starttime\":%llu", p->starttime);
+	if (ctl->list_full && p->cmdline) {
+		fputs(",\"cmdline\":", stdout);
+		json_string(p->cmdline);
+	}
 	/* With --then: was the second signal sent (result tells the end)? */
 	if (ctl->has_then)
 		printf(",\"escalated\":%s", p->escalated ? "true" : "false");
@@ -991,14 +1005,24 @@ static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		fputs(pfk_proc_name(p), stdout);
 }
 
+/* -c: pkill counts what matched, not what it could signal. */
+static void print_count(struct pfkill_ctl *ctl)
+{
+	if (ctl->json)
+		printf("{\"count\":%zu}\n", ctl->matched);
+	else
+		printf("%zu\n", ctl->matched);
+	ctl->count_printed = true;
+}
+
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
+	if (ctl->count || ctl->quiet)
+		return;
 	if (ctl->json) {
 		print_json(ctl, p);
 		return;
 	}
-	if (ctl->count || ctl->quiet)
-		return;
 	if (ctl->printed)
 		fputs(ctl->delim, stdout);
 	ctl->printed = true;
@@ -1221,10 +1245,8 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 {
 	long t = ctl->has_timeout ? ctl->timeout_ms : -1;
 
-	if (ctl->count && last && !ctl->json) {
-		printf("%zu\n", ctl->matched);
-		ctl->count_printed = true;
-	}
+	if (ctl->count && last)
+		print_count(ctl);
 	/*
 	 * The pidfds first: what we say we wait for is held from then on,
 	 * and the kernel keeps an exit status only for a process that has
@@ -1300,9 +1322,8 @@ static int run(struct pfkill_ctl *ctl)
 
 	if (ctl->printed)
 		putchar('\n');
-	/* pkill counts what matched, not what it could signal. */
-	if (ctl->count && !ctl->json && !ctl->count_printed && !ctl->quiet)
-		printf("%zu\n", ctl->matched);
+	if (ctl->count && !ctl->count_printed && !ctl->quiet)
+		print_count(ctl);
 	if (fflush(stdout) != 0)
 		err(EXIT_FATAL, "write error");
 	if (!ctl->matched && !ctl->filter.full && long_name_pattern(ctl->pattern))

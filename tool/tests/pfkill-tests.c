@@ -1152,7 +1152,7 @@ static int t_e2e_echo_count(void)
 
 static int t_e2e_json(void)
 {
-	char name[16], want[128];
+	char name[16], want[256];
 	struct run r;
 	pid_t h;
 
@@ -1168,6 +1168,37 @@ static int t_e2e_json(void)
 		 "{\"pid\":%d,\"name\":\"%s\",\"result\":\"signaled\"}\n", h, name);
 	CHECK(strcmp(r.out, want) == 0);
 	CHECK(pending(h, SIGUSR1));
+
+	/* JSON Lines that honour -c, --quiet, -a and --format. */
+	CHECK(pfgrep(&r, "--json", "-c", "-x", name, NULL) == 0);
+	CHECK(strcmp(r.out, "{\"count\":1}\n") == 0);
+	CHECK(pfgrep(&r, "--json", "--quiet", "-x", name, NULL) == 0);
+	CHECK(!r.out[0]);
+	CHECK(pfgrep(&r, "--json", "-c", "--quiet", "-x", name, NULL) == 0);
+	CHECK(!r.out[0]);
+	CHECK(pfgrep(&r, "--json", "-a", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"name\":\"%s\",\"result\":"
+		 "\"matched\",\"cmdline\":\"pfkill-tests --helper %s ", h, name,
+		 name);
+	CHECK(strncmp(r.out, want, strlen(want)) == 0 && lines(r.out) == 1);
+	/* -Q quotes for a shell; a JSON string is quoted already */
+	CHECK(pfgrep(&r, "--json", "-a", "-Q", "-x", name, NULL) == 0);
+	CHECK(strncmp(r.out, want, strlen(want)) == 0 && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "--format", "pid:starttime", "-x", name, NULL) == 0);
+	CHECK(strchr(r.out, ':') && strchr(r.out, '\n'));
+	*strchr(r.out, '\n') = '\0';
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"name\":\"%s\",\"result\":"
+		 "\"matched\",\"starttime\":%s}\n", h, name,
+		 strchr(r.out, ':') + 1);
+	CHECK(pfgrep(&r, "--json", "--format", "pid:starttime", "-x", name,
+		     NULL) == 0);
+	CHECK(strcmp(r.out, want) == 0);
+	/* pkill -c counts the matches: in JSON after the objects */
+	CHECK(pfkill(&r, "--json", "-c", "-USR2", "-x", name, NULL) == 0);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"name\":\"%s\",\"result\":"
+		 "\"signaled\"}\n{\"count\":1}\n", h, name);
+	CHECK(strcmp(r.out, want) == 0);
+	CHECK(pending(h, SIGUSR2));
 	reap(h);
 	return PASS;
 }
