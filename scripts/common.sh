@@ -103,6 +103,7 @@ arm64|aarch64) ARCH=arm64 ;;
 	;;
 esac
 . "$REPO/scripts/arch/$ARCH.sh"
+ARCH_TEST_KERNELS=${ARCH_TEST_KERNELS:-$(each_base BASE_TEST)}
 BUILD=$CACHE/build/$KERNEL$ARCH_SUFFIX
 OUT=$CACHE/out/$KERNEL$ARCH_SUFFIX
 JOBS=${JOBS:-$(nproc)}
