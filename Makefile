@@ -8,17 +8,18 @@
 # run, kernel, initramfs): the same kernel cross-built for arm64 and booted
 # with qemu-system-aarch64 -M virt; default: x86_64.
 # BASE=6.1 (default) or 6.12: the series that make patches, checkpatch,
-# bisect-check and tree work on (patches/ or patches-6.12/); BASE=6.12
-# makes patched612 the default KERNEL.
-
-BASE ?= 6.1
-KERNEL ?= $(if $(filter 6.12,$(BASE)),patched612,patched)
+# bisect-check, matrix, bench, stress and tree work on (patches/ or
+# patches-6.12/); BASE=6.12 makes patched612 the default KERNEL. What
+# differs between the bases, the names of their kernels included, is in
+# scripts/base/<base>.sh; scripts/common.sh reads it and picks the
+# defaults of BASE and KERNEL, so they are not set here (make help and
+# make stress ask scripts/settings.sh).
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
-# make test and make system run their own list of kernels (scripts/test.sh:
-# patched and upstream, arm64 patched; scripts/system.sh: patched and
-# stock, patched612 and upstream); naming KERNEL (make test KERNEL=stock,
-# make system KERNEL=patched612) passes that one to them.
-KERNEL_ARG := $(if $(filter file,$(origin KERNEL)),,$(KERNEL))
+# make test and make system run their own list of kernels, every base's
+# (scripts/base/: BASE_TEST and BASE_SYSTEM): scripts/test.sh patched,
+# upstream and patched612 (ARCH=arm64: patched); scripts/system.sh
+# patched, stock, upstream and patched612. Naming KERNEL (make test
+# KERNEL=stock, make system KERNEL=patched612) passes that one to them.
 # ONLY=globs: make test runs only the plan entries and host steps whose
 # names match (make test ONLY='conformance:send_signal*').
 ONLY ?=
@@ -58,9 +59,10 @@ help:
 	@if [ -s $(PIDFD_CACHE)/times.txt ]; then echo; echo "last runs on this machine ($(PIDFD_CACHE)/times.txt):"; \
 		sed 's/^/  /' $(PIDFD_CACHE)/times.txt; fi
 	@echo
-	@echo "BASE=$(BASE)  KERNEL=$(KERNEL)  ARCH=$(or $(ARCH),x86_64)  ONLY=$(ONLY)  PIDFD_CACHE=$(PIDFD_CACHE)"
-	@echo "tree:   $(PIDFD_CACHE)/src/linux$(if $(filter 6.12,$(BASE)),-6.12) (branch series, tag base)"
-	@echo "build:  $(PIDFD_CACHE)/build/$(KERNEL)$(ARCH_SUFFIX)   output: $(PIDFD_CACHE)/out/$(KERNEL)$(ARCH_SUFFIX)"
+	@s=$$($(S)/settings.sh BASE KERNEL ARCH TREE BUILD OUT) && set -- $$s && \
+	echo "BASE=$$1  KERNEL=$$2  ARCH=$$3  ONLY=$(ONLY)  PIDFD_CACHE=$(PIDFD_CACHE)" && \
+	echo "tree:   $$4 (branch series, tag base)" && \
+	echo "build:  $$5   output: $$6"
 
 deps:
 	@$(S)/deps.sh
@@ -78,7 +80,7 @@ run: initramfs
 	@$(S)/qemu.sh run
 
 test: deps
-	@$(S)/test.sh $(KERNEL_ARG)
+	@$(S)/test.sh $(KERNEL)
 
 bench: deps
 	@$(X86_ONLY)
@@ -86,11 +88,11 @@ bench: deps
 
 stress: deps
 	@$(X86_ONLY)
-	@KERNEL=$(if $(filter 6.12,$(BASE)),debug612,debug) $(S)/stress.sh
+	@k=$$(KERNEL= $(S)/settings.sh BASE_DEBUG) && KERNEL=$$k $(S)/stress.sh
 
 system: deps
 	@$(X86_ONLY)
-	@$(S)/system.sh $(KERNEL_ARG)
+	@$(S)/system.sh $(KERNEL)
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

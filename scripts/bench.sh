@@ -257,9 +257,9 @@ time)
 esac
 
 # The guest: patched, then stock, each the way `make test` builds it.
-# The rows are named by the role (patched, stock), not by the kernel.
-declare -A kernel_of=([patched]=patched [stock]=stock)
-[ "$BASE" = 6.12 ] && kernel_of=([patched]=patched612 [stock]=upstream)
+# The rows are named by the role (patched, stock), not by the kernel: the
+# base's patched and pristine kernels (scripts/base/).
+declare -A kernel_of=([patched]=$BASE_PATCHED [stock]=$BASE_PRISTINE)
 for role in patched stock; do
 	k=${kernel_of[$role]}
 	# pfkill is userspace: its guest run would say the same in both

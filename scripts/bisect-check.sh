@@ -47,8 +47,7 @@ commits=$(
 # the worktree at base and dated after its files, and the checkouts that
 # follow write the files each patch changes after it, so kbuild rebuilds
 # exactly those and what depends on them.
-ref=$CACHE/build/stock
-[ "$BASE" = 6.12 ] && ref=$CACHE/build/upstream
+ref=$CACHE/build/$BASE_PRISTINE
 [ $smoke = 1 ] && ref=$CACHE/build/$KERNEL
 if [ ! -f "$obj/.config" ] && [ -f "$ref/.built" ] &&
 		cmp -s "$ref/.config-fragments" "$CACHE/build/$KERNEL/.config-fragments"; then

@@ -3,51 +3,93 @@
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${PIDFD_CACHE:-$HOME/.cache/pidfd-signal}
-# The reference: upstream 6.12 as Debian ships it (linux-source-6.12),
-# built with the same config, so a claim of upstream's ABI is checked by
-# running the same tests on it.
-UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
-# KERNEL selects the build: patched (default), stock (tag base, same config),
-# debug (patched + kconfig/debug.config; debug612: patched612 + it), upstream (linux-source-6.12,
-# same config), patched-<c> (patched + kconfig/matrix/<c>.config, the
-# delta of a make matrix config: KERNEL=patched-cr-n boots without
-# CHECKPOINT_RESTORE); system-patched and system-stock add
-# kconfig/system.config (make system: a Debian root disk); patched612
-# is the 6.12 series on linux-source-6.12 (patched612-<c>,
-# system-patched612 likewise; system-upstream is the 6.12 reference with
-# system.config and system-6.12.config, the Debian 13 system kernels).
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
 # BASE selects the series: 6.1 (default; patches/, Debian 12's kernel) or
 # 6.12 (patches-6.12/, Debian 13's kernel and Debian 12's LTS kernel).
-# A kernel name decides its own base; BASE=6.12 without KERNEL makes
-# patched612 the default kernel (make patches/checkpatch/bisect-check
-# BASE=6.12 work on the 6.12 series).
-BASE=${BASE:-6.1}
-[ -z "${KERNEL:-}" ] && { [ "$BASE" = 6.12 ] && KERNEL=patched612 || KERNEL=patched; }
-case $KERNEL in
-patched612|patched612-*|debug612|system-patched612|system-upstream) BASE=6.12 ;;
-*) BASE=6.1 ;;
-esac
-# Per base: the Debian package, its tarball, the series and the git tree
-# that carries it (tag "base" is the pristine Debian source, branch
-# "series" carries the series as commits); BASE_SUFFIX names the base's
-# own files beside the 6.1 ones (src/bisect-6.12, out/series-6.12.mbox).
+# KERNEL selects the build, and its base with it: patched, stock (the
+# pristine 6.1 tree, same config), debug (patched +
+# kconfig/debug.config), upstream (linux-source-6.12, same config: the
+# reference), patched-<c> (patched + kconfig/matrix/<c>.config, the
+# delta of a make matrix config: KERNEL=patched-cr-n boots without
+# CHECKPOINT_RESTORE), system-patched and system-stock (+
+# kconfig/system.config: make system's Debian root disk); patched612,
+# debug612, patched612-<c>, system-patched612 and system-upstream
+# likewise for 6.12. BASE without KERNEL selects the base's patched
+# kernel (make patches/checkpatch/bisect-check BASE=6.12 work on the
+# 6.12 series).
+# What differs between the bases, the names of their kernels included,
+# is in one file per base, scripts/base/BASE.sh, and nowhere else: the
+# scripts ask the functions below and the BASE_* variables, not $BASE
+# or a list of names.
+BASES=$(cd "$REPO/scripts/base" && ls -- *.sh | sed 's/\.sh$//' | sort -V | xargs)
+
+# base_facts BASE: the BASE_* variables of scripts/base/BASE.sh.
+base_facts() {
+	[ -f "$REPO/scripts/base/$1.sh" ] || die "unknown BASE=$1 (scripts/base/: $BASES)"
+	. "$REPO/scripts/base/$1.sh"
+}
+
+# base_fact BASE NAME: the value of NAME in BASE's table; the selected
+# base's variables stay as they are.
+base_fact() {
+	(base_facts "$1" && echo "${!2}")
+}
+
+# each_base NAME: the words of NAME in every base's table, oldest base
+# first (the default kernels of make test and make system, the packages).
+each_base() {
+	local b
+	for b in $BASES; do base_fact "$b" "$1"; done | xargs
+}
+
+# base_has NAME: the loaded table names kernel NAME.
+base_has() {
+	local k
+	case $1 in "$BASE_PATCHED"-*) return 0 ;; esac
+	for k in $BASE_KERNELS; do [ "$1" = "$k" ] && return 0; done
+	for k in $BASE_SYSTEM; do [ "$1" = "system-$k" ] && return 0; done
+	return 1
+}
+
+# kernel_bases NAME: the bases whose tables name kernel NAME: one; none
+# for a name no table has; two when a table is wrong.
+kernel_bases() {
+	local b
+	for b in $BASES; do
+		if (base_facts "$b" && base_has "$1"); then echo "$b"; fi
+	done | xargs
+}
+
+# kernel_names: every kernel name the tables know, for messages.
+kernel_names() {
+	local b
+	for b in $BASES; do
+		(base_facts "$b" && echo $BASE_KERNELS "$BASE_PATCHED-<c>" && printf 'system-%s\n' $BASE_SYSTEM)
+	done | xargs | sed 's/ /, /g'
+}
+
+# The default base: 6.1. A kernel's table decides its base.
+if [ -z "${KERNEL:-}" ]; then
+	base_facts "${BASE:-6.1}"
+	KERNEL=$BASE_PATCHED
+fi
+BASE=$(kernel_bases "$KERNEL")
 case $BASE in
-6.1)
-	SRC_PACKAGE=linux-source-6.1
-	PATCHES=$REPO/patches
-	TREE=$CACHE/src/linux
-	APPLIED=$CACHE/src/applied
-	BASE_SUFFIX=
-	;;
-6.12)
-	SRC_PACKAGE=linux-source-6.12
-	PATCHES=$REPO/patches-6.12
-	TREE=$CACHE/src/linux-6.12
-	APPLIED=$CACHE/src/applied-6.12
-	BASE_SUFFIX=-6.12
-	;;
+'') die "unknown KERNEL=$KERNEL ($(kernel_names))" ;;
+*' '*) die "KERNEL=$KERNEL is in more than one table: scripts/base/{${BASE// /,}}.sh" ;;
 esac
+base_facts "$BASE"
+# The base's Debian package and tarball, the series, the git tree that
+# carries it (tag "base" is the pristine Debian source, branch "series"
+# the series as commits) and what tree.sh last applied there.
+SRC_PACKAGE=$BASE_PACKAGE
 SRC_TARBALL=/usr/src/$SRC_PACKAGE.tar.xz
+PATCHES=$REPO/$BASE_PATCHES
+TREE=$CACHE/src/$BASE_TREE
+APPLIED=$CACHE/src/$BASE_APPLIED
+
 # ARCH selects the guest: x86_64 (default; built with the host's gcc,
 # booted with qemu-system-x86_64) or arm64 (cross-built with Debian's
 # aarch64-linux-gnu- toolchain, booted with qemu-system-aarch64 -M virt).
@@ -61,6 +103,7 @@ arm64|aarch64) ARCH=arm64 ;;
 	;;
 esac
 . "$REPO/scripts/arch/$ARCH.sh"
+ARCH_TEST_KERNELS=${ARCH_TEST_KERNELS:-$(each_base BASE_TEST)}
 BUILD=$CACHE/build/$KERNEL$ARCH_SUFFIX
 OUT=$CACHE/out/$KERNEL$ARCH_SUFFIX
 JOBS=${JOBS:-$(nproc)}
@@ -213,18 +256,23 @@ seed_build() {
 	mv "$to.tmp" "$to"
 }
 
-say() { printf '==> %s\n' "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# series_kernel NAME: kernel NAME carries the selected base's series:
+# its patched, patched-<c> or debug kernel.
+series_kernel() {
+	case $1 in "$BASE_PATCHED"|"$BASE_PATCHED"-*|"$BASE_DEBUG") return 0 ;; esac
+	return 1
+}
 
-# Source tree for the selected build: stock builds from a worktree of "base".
+# source_tree: the tree the selected build (system-<k> as <k>) builds
+# from: the series' tree, or src/<name> for an unpatched kernel (stock,
+# a worktree of tag base; upstream, linux-source-6.12 as it is); tree.sh
+# makes it as the table of the base whose pristine kernel it is says.
 source_tree() {
-	case $KERNEL in
-	stock|system-stock) echo "$CACHE/src/stock" ;;
-	patched|debug|patched-*|system-patched) echo "$TREE" ;;
-	patched612|patched612-*|debug612|system-patched612) echo "$TREE" ;;
-	upstream|system-upstream) echo "$CACHE/src/upstream" ;;
-	*) die "unknown KERNEL=$KERNEL (patched, patched612, stock, debug, debug612, upstream, patched-<matrix config>, patched612-<c>, system-patched, system-stock, system-patched612 or system-upstream)" ;;
-	esac
+	if series_kernel "${KERNEL#system-}"; then
+		echo "$TREE"
+	else
+		echo "$CACHE/src/${KERNEL#system-}"
+	fi
 }
 
 # lock NAME s|x: take $CACHE/NAME.lock shared or exclusive until the script

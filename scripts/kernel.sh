@@ -4,11 +4,11 @@
 # Configure and build the kernel selected by KERNEL into $BUILD (O=), then
 # install its UAPI headers into $OUT/headers for the guest programs.
 # tinyconfig + kconfig/guest.config + kconfig/x86_64.config (ARCH=arm64:
-# kconfig/arm64.config) (+ kconfig/debug.config for debug, and
-# kconfig/debug-6.12.config after it for debug612,
-# + kconfig/matrix/<c>.config for patched-<c>, + kconfig/system.config
-# for system-*, + kconfig/system-6.12.config for the 6.12 ones); every
-# requested option is checked against the final .config.
+# kconfig/arm64.config) (+ the base's BASE_DEBUG_KCONFIG for its debug
+# kernel: debug.config, and debug-6.12.config after it for debug612;
+# + kconfig/matrix/<c>.config for patched-<c>; + BASE_SYSTEM_KCONFIG for
+# system-*: system.config, and system-6.12.config for the 6.12 ones);
+# every requested option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
@@ -18,21 +18,14 @@ src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")
 fragments+=("$REPO/kconfig/$ARCH_KCONFIG")
 case $KERNEL in
-debug|debug612)
-	fragments+=("$REPO/kconfig/debug.config")
-	# what 6.12 names differently
-	[ "$BASE" = 6.12 ] && fragments+=("$REPO/kconfig/debug-6.12.config") ;;
-esac
-case $KERNEL in
-patched-*|patched612-*)
-	fragments+=("$REPO/kconfig/matrix/${KERNEL#*-}.config")
+"$BASE_DEBUG")
+	for f in $BASE_DEBUG_KCONFIG; do fragments+=("$REPO/kconfig/$f"); done ;;
+"$BASE_PATCHED"-*)
+	fragments+=("$REPO/kconfig/matrix/${KERNEL#"$BASE_PATCHED"-}.config")
 	[ -f "${fragments[-1]}" ] || die "KERNEL=$KERNEL: no ${fragments[-1]}" ;;
+system-*)
+	for f in $BASE_SYSTEM_KCONFIG; do fragments+=("$REPO/kconfig/$f"); done ;;
 esac
-if [ "${KERNEL#system-}" != "$KERNEL" ]; then
-	fragments+=("$REPO/kconfig/system.config")
-	# Debian 13's systemd 257 on the 6.12 kernels
-	[ "$BASE" = 6.12 ] && fragments+=("$REPO/kconfig/system-6.12.config")
-fi
 mkdir -p "$BUILD" "$OUT"
 kmake() { make -s -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" "$@"; }
 
@@ -46,31 +39,33 @@ progress() {
 
 stamp=$(cat "${fragments[@]}" | sha1sum | cut -d' ' -f1)
 
-# A first 6.12 build (patched612) starts from a copy of the upstream
-# reference's finished build of the same fragments, with its source
-# paths rewritten: kbuild then recompiles only what the series changed
-# (a minute instead of a cold build; ccache cannot help across two trees,
-# every command line names its tree). Extraction keeps the tarball's
-# mtimes, so an unchanged file is older than its object.
-# (system-patched612 likewise from system-upstream.)
-ref=$CACHE/build/upstream$ARCH_SUFFIX
-[ "$KERNEL" = system-patched612 ] && ref=$CACHE/build/system-upstream
-if [ "$BASE" = 6.12 ] && [ "$ref" != "$BUILD" ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
+# A first build of a kernel of a BASE_SEED series (patched612) starts
+# from a copy of the pristine kernel's (upstream's) finished build of the
+# same fragments, with its source paths rewritten: kbuild then recompiles
+# only what the series changed (a minute instead of a cold build; ccache
+# cannot help across two trees, every command line names its tree).
+# Extraction keeps the tarball's mtimes, so an unchanged file is older
+# than its object. (system-patched612 likewise from system-upstream.)
+ref=$CACHE/build/$BASE_PRISTINE$ARCH_SUFFIX
+[ "$KERNEL" = "system-$BASE_PATCHED" ] && ref=$CACHE/build/system-$BASE_PRISTINE
+seed=no
+[ "$BASE_SEED" = yes ] && series_kernel "${KERNEL#system-}" && seed=yes
+if [ $seed = yes ] && [ ! -f "$BUILD/.config" ] && [ -f "$ref/.built" ] &&
 		[ "$(cat "$ref/.config-fragments" 2>/dev/null)" = "$stamp" ]; then
 	lock "build-${ref##*/}" x
-	say "seeding $BUILD from the upstream build ($ref)"
+	say "seeding $BUILD from the $BASE_PRISTINE build ($ref)"
 	seed_build "$ref" "$BUILD" "$src"
 fi
 # A build seeded before seed_build rewrote the relative paths still names
-# the upstream tree in the dependency lists of the objects it has not
+# the pristine tree in the dependency lists of the objects it has not
 # recompiled since: repair it once (a header of the series would not
 # rebuild them otherwise; the .built stamp goes, so kbuild looks again).
-if [ "$BASE" = 6.12 ] && [ -f "$BUILD/.config" ] && [ -d "$ref" ]; then
-	ref_rel=$(realpath -m --relative-to="$ref" "$CACHE/src/upstream")
+if [ $seed = yes ] && [ -f "$BUILD/.config" ] && [ -d "$ref" ]; then
+	ref_rel=$(realpath -m --relative-to="$ref" "$CACHE/src/$BASE_PRISTINE")
 	src_rel=$(realpath -m --relative-to="$BUILD" "$src")
 	if [ "$ref_rel" != "$src_rel" ] &&
 			grep -rlqF --include='.*.cmd' " $ref_rel/" "$BUILD" 2>/dev/null; then
-		say "repairing the upstream paths left in $BUILD's dependency lists"
+		say "repairing the $BASE_PRISTINE paths left in $BUILD's dependency lists"
 		find "$BUILD" -type f -name '.*.cmd' -print0 |
 			xargs -0 grep -lFZ " $ref_rel/" |
 			xargs -0 -r sed -i "s| $ref_rel/| $src_rel/|g"

@@ -56,7 +56,7 @@ for c in "${configs[@]}"; do
 	[ -f "$REPO/kconfig/matrix/$c.config" ] || die "no kconfig/matrix/$c.config"
 	# Debian's config of one release does not configure the other's tree.
 	case $(sed -n 's/^#base //p' "$REPO/kconfig/matrix/$c.config") in
-	''|*"/linux-config-$BASE/"*) ;;
+	''|*"/$BASE_CONFIG_PACKAGE/"*) ;;
 	*) die "kconfig/matrix/$c.config is Debian's config of another kernel than BASE=$BASE" ;;
 	esac
 done

@@ -23,8 +23,9 @@
 # The programs read the small sizes from the environment (PIDFD_BENCH_*,
 # PIDFD_STRESS_*; see bench/bench.h and stress/stress.h) and, with
 # PIDFD_SMOKE set, print one KTAP case per measured pair or table row. On
-# the patched kernels (patched, patched612, debug) every feature is there, so an n/a pair
-# or row fails (PIDFD_SMOKE=strict); on other kernels it is a SKIP.
+# the kernels of a series (patched, patched612, debug, patched-<c> ...:
+# series_kernel) every feature is there, so an n/a pair or row fails
+# (PIDFD_SMOKE=strict); on other kernels it is a SKIP.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -37,10 +38,8 @@ stress_env+=" PIDFD_STRESS_STRESSNG_CLONE=0"
 # The arm64 image has no trinity or stress-ng (scripts/deps.sh fetches
 # procps only for it; make stress is x86_64's): their rows skip there.
 [ "$ARCH_FUZZERS" = yes ] || stress_env+=" PIDFD_STRESS_NO_FUZZERS=1"
-case $KERNEL in
-patched|debug|patched-*|patched612|patched612-*|debug612) mode=strict ;;
-*) mode=lenient ;;
-esac
+mode=lenient
+series_kernel "$KERNEL" && mode=strict
 
 bench_programs() {
 	local c

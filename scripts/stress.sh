@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make stress: build the debug kernel (kconfig/debug.config; BASE=6.12:
-# debug612, the 6.12 series with it and kconfig/debug-6.12.config), boot it with
+# make stress: build the base's debug kernel (scripts/base/: debug, the
+# series with kconfig/debug.config; BASE=6.12: debug612, the 6.12 series
+# with it and kconfig/debug-6.12.config), boot it with
 # the stress plan (stress/*.c) and print one table: scenario, attempts,
 # failures (wrong deliveries or broken invariants), splats (console
 # reports while that program ran), leaks. Fails on any failure, splat,
@@ -76,7 +77,8 @@ if [ "${1:-}" = --table ]; then
 fi
 
 
-case $KERNEL in debug|debug612) ;; *) say "warning: stress on KERNEL=$KERNEL (make stress uses debug or debug612)" ;; esac
+[ "$KERNEL" = "$BASE_DEBUG" ] ||
+	say "warning: stress on KERNEL=$KERNEL (make stress uses the base's debug kernel, $BASE_DEBUG)"
 start=$SECONDS
 
 # trinity and stress-ng (scripts/deps.sh installs them) go into the image:

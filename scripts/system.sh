@@ -9,8 +9,9 @@
 #   scripts/system.sh                 the default list below, then the comparisons
 #   scripts/system.sh patched612      one kernel (make system KERNEL=patched612)
 #   scripts/system.sh patched stock   these; a pair compares its walkers
-# Kernels: patched, stock (Debian 12); patched612, upstream (Debian 13);
-# system-<kernel> names the same. SYSTEM_KERNELS sets the default list.
+# Kernels: patched, stock (Debian 12); patched612, upstream (Debian 13):
+# each base's BASE_SYSTEM and BASE_RELEASE (scripts/base/); system-<kernel>
+# names the same. SYSTEM_KERNELS sets the default list.
 #
 # Kernel: tinyconfig + kconfig/{guest,x86_64,system}.config (+
 # system-6.12.config on 6.12) in build/system-<kernel> (scripts/kernel.sh
@@ -29,29 +30,30 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 kernels=()
-# upstream before patched612: a cold system-patched612 starts from its build.
-for k in ${*:-${SYSTEM_KERNELS:-patched stock upstream patched612}}; do
+# Every base's, in its table's order (upstream before patched612: a cold
+# system-patched612 starts from its build).
+for k in ${*:-${SYSTEM_KERNELS:-$(each_base BASE_SYSTEM)}}; do
 	k=${k#system-}
-	case $k in
-	patched|stock|patched612|upstream) kernels+=("$k") ;;
-	*) die "make system: KERNEL=patched, stock, patched612 or upstream, not $k" ;;
-	esac
+	[ -n "$(kernel_bases "system-$k")" ] ||
+		die "make system: KERNEL=$(each_base BASE_SYSTEM | sed 's/ /, /g'), not $k"
+	kernels+=("$k")
 done
 SYS=$CACHE/system
 mkdir -p "$SYS"
 
-# release KERNEL: the Debian suite booted on it
+# release KERNEL: the Debian suite booted on it, its base's BASE_RELEASE
 release() {
-	case $1 in
-	patched|stock) echo bookworm ;;
-	*) echo trixie ;;
-	esac
+	base_fact "$(kernel_bases "system-$1")" BASE_RELEASE
 }
+# release_name SUITE: "Debian 12"
 release_name() {
-	case $1 in
-	bookworm) echo "Debian 12" ;;
-	trixie) echo "Debian 13" ;;
-	esac
+	local b
+	for b in $BASES; do
+		if [ "$(base_fact "$b" BASE_RELEASE)" = "$1" ]; then
+			base_fact "$b" BASE_RELEASE_NAME
+			return
+		fi
+	done
 }
 
 # --- the root filesystem tarball of a release, keyed by the package list ---
@@ -202,11 +204,11 @@ walkers_compare() {
 	return $bad
 }
 
-# compare PATCHED REF: the comparison as a one-case KTAP file and its
-# verdict (system-compare.* for 6.1, system-compare-6.12.* for 6.12).
+# compare PATCHED REF SUFFIX: the comparison as a one-case KTAP file and
+# its verdict (system-compare.* for 6.1, system-compare-6.12.* for 6.12:
+# SUFFIX is the base's BASE_SUFFIX).
 compare() {
-	local a=$1 b=$2 suffix=
-	[ "$b" = upstream ] && suffix=-6.12
+	local a=$1 b=$2 suffix=$3
 	local f=$CACHE/out/system-compare$suffix.ktap
 	ktap_case "system:walkers-vs-$b" "" walkers_compare "$a" "$b" > "$f"
 	: > "$SYS/compare$suffix.console"
@@ -227,8 +229,14 @@ for k in "${kernels[@]}"; do
 	run_kernel "$k"
 	files+=("$CACHE/out/system-$k/system.verdict")
 done
-has patched && has stock && compare patched stock
-has patched612 && has upstream && compare patched612 upstream
+# Each base's patched kernel against its pristine one, when both ran.
+for b in $BASES; do
+	patched=$(base_fact "$b" BASE_PATCHED)
+	pristine=$(base_fact "$b" BASE_PRISTINE)
+	if has "$patched" && has "$pristine"; then
+		compare "$patched" "$pristine" "$(base_fact "$b" BASE_SUFFIX)"
+	fi
+done
 say "make system: kernels ${kernels[*]}"
 record_time "make system ${kernels[*]}" $SECONDS
 verdicts "${files[@]}"

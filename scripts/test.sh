@@ -3,9 +3,9 @@
 #
 # The one gate (make test):
 #   scripts/test.sh [KERNEL...]
-# the tool's host tests, then the guest plan on each KERNEL (default: the
-# patched 6.1 and 6.12 kernels and the upstream reference; ARCH=arm64:
-# patched), each
+# the tool's host tests, then the guest plan on each KERNEL (default:
+# every base's BASE_TEST, scripts/base/: patched, upstream, patched612;
+# ARCH=arm64: patched), each
 # judged by scripts/ktap.sh; the last line adds them up: "N passed, N
 # failed". make test KERNEL=k passes k. ONLY=globs (scripts/common.sh)
 # runs only the plan entries and host steps whose names match.
@@ -85,59 +85,41 @@ host_case() {	# name ktap-file verdict command...
 	"$REPO/scripts/ktap.sh" "$results/$verdict.console" "$tap" > "$results/$verdict.verdict"
 }
 
-# With the patched kernel (its tree): what a maintainer's bots check
-# first. The config matrix in small (make matrix in full): the series'
-# .c files at base and after the last patch, guest config, W=1 and
-# sparse; any new warning or failure fails it. checkpatch.pl --strict
-# over patches/ and the numbering of the series (make checkpatch). The
+# With a base's patched kernel (its tree): what a maintainer's bots check
+# first, on its series. The config matrix in small (make matrix in full):
+# the series' .c files at base and after the last patch, guest config,
+# W=1 and sparse; any new warning or failure fails it. checkpatch.pl
+# --strict over the series and its numbering (make checkpatch). The
 # series' .c files compiled after every patch (make bisect-check in
-# small).
-case " $kernels " in
-*" patched "*)
-	if only_match matrix:smoke; then
-		say "make matrix in small: scripts/matrix.sh --smoke"
-		host_case matrix:smoke "$CACHE/out/matrix-smoke.ktap" matrix \
-			"$REPO/scripts/matrix.sh" --smoke
+# small). The entries and files are named by the base's table
+# (scripts/base/): matrix:smoke, series:checkpatch, series:bisect for
+# 6.1; matrix612:smoke ... and matrix-smoke-6.12.ktap ... for 6.12.
+for b in $BASES; do
+	patched=$(base_fact "$b" BASE_PATCHED)
+	case " $kernels " in *" $patched "*) ;; *) continue ;; esac
+	step=$(base_fact "$b" BASE_STEP)
+	sfx=$(base_fact "$b" BASE_SUFFIX)
+	by=${sfx:+ BASE=$b}
+	if only_match "matrix$step:smoke"; then
+		say "make matrix$by in small: scripts/matrix.sh --smoke"
+		host_case "matrix$step:smoke" "$CACHE/out/matrix-smoke$sfx.ktap" "matrix$sfx" \
+			env KERNEL="$patched" "$REPO/scripts/matrix.sh" --smoke
 		selected=$((selected + 1))
 	fi
-	if only_match series:checkpatch; then
-		say "make checkpatch: scripts/checkpatch.sh"
-		host_case series:checkpatch "$CACHE/out/checkpatch.ktap" checkpatch \
-			"$REPO/scripts/checkpatch.sh"
+	if only_match "series$step:checkpatch"; then
+		say "make checkpatch$by: scripts/checkpatch.sh"
+		host_case "series$step:checkpatch" "$CACHE/out/checkpatch$sfx.ktap" "checkpatch$sfx" \
+			env KERNEL="$patched" "$REPO/scripts/checkpatch.sh"
 		selected=$((selected + 1))
 	fi
 	# Its objects are x86_64's: the x86_64 run checks the series.
-	if [ -z "$ARCH_SUFFIX" ] && only_match series:bisect; then
-		say "make bisect-check in small: scripts/bisect-check.sh --smoke"
-		host_case series:bisect "$CACHE/out/bisect-smoke.ktap" bisect \
-			env KERNEL=patched "$REPO/scripts/bisect-check.sh" --smoke
+	if [ -z "$ARCH_SUFFIX" ] && only_match "series$step:bisect"; then
+		say "make bisect-check$by in small: scripts/bisect-check.sh --smoke"
+		host_case "series$step:bisect" "$CACHE/out/bisect-smoke$sfx.ktap" "bisect$sfx" \
+			env KERNEL="$patched" "$REPO/scripts/bisect-check.sh" --smoke
 		selected=$((selected + 1))
 	fi
-	;;
-esac
-# With the patched 6.12 kernel: the same over patches-6.12/.
-case " $kernels " in
-*" patched612 "*)
-	if only_match matrix612:smoke; then
-		say "make matrix BASE=6.12 in small: scripts/matrix.sh --smoke"
-		host_case matrix612:smoke "$CACHE/out/matrix-smoke-6.12.ktap" matrix-6.12 \
-			env KERNEL=patched612 "$REPO/scripts/matrix.sh" --smoke
-		selected=$((selected + 1))
-	fi
-	if only_match series612:checkpatch; then
-		say "make checkpatch BASE=6.12: scripts/checkpatch.sh"
-		host_case series612:checkpatch "$CACHE/out/checkpatch-6.12.ktap" checkpatch-6.12 \
-			env KERNEL=patched612 "$REPO/scripts/checkpatch.sh"
-		selected=$((selected + 1))
-	fi
-	if [ -z "$ARCH_SUFFIX" ] && only_match series612:bisect; then
-		say "make bisect-check BASE=6.12 in small: scripts/bisect-check.sh --smoke"
-		host_case series612:bisect "$CACHE/out/bisect-smoke-6.12.ktap" bisect-6.12 \
-			env KERNEL=patched612 "$REPO/scripts/bisect-check.sh" --smoke
-		selected=$((selected + 1))
-	fi
-	;;
-esac
+done
 # pfkill's Debian package as a user gets it: built with
 # dpkg-buildpackage, lintian-clean, installed into a scratch root and run.
 # nocheck: its build-time tests are tool:host's, which ran above.

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Extract Debian's linux-source-6.1 into the cache, make it a git repo
-# tagged "base" and apply patches/series on branch "series" with git am.
-# (KERNEL=upstream: extract linux-source-6.12 beside it, as it is;
-# KERNEL=patched612 or BASE=6.12: the same for linux-source-6.12 into
-# src/linux-6.12 with patches-6.12/series. Paths: scripts/common.sh.)
+# Extract the base's Debian package (linux-source-6.1; KERNEL=patched612
+# or BASE=6.12: linux-source-6.12) into the cache (src/linux,
+# src/linux-6.12), make it a git repo tagged "base" and apply the series
+# (patches/series, patches-6.12/series) on branch "series" with git am.
+# An unpatched kernel's tree is made beside it: src/stock, a worktree of
+# tag base; src/upstream, linux-source-6.12 as it is (KERNEL=upstream,
+# system-upstream). What is whose: scripts/base/; paths: scripts/common.sh.
 #
 # Reapplies only when patches/ changed since the last application. If the
 # tree holds commits that are not in patches/ (someone is editing the
@@ -14,6 +16,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 git_tree() { git -C "$TREE" "$@"; }
+src=$(source_tree)
 
 extract() {
 	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing (apt-get install $SRC_PACKAGE)"
@@ -68,8 +71,8 @@ up_to_date() {
 	[ -d "$TREE/.git" ] && [ -f "$APPLIED-series" ] &&
 		[ "$(series_hash)" = "$(cat "$APPLIED-series")" ] &&
 		[ "$(git_tree rev-parse HEAD)" = "$(cat "$APPLIED-head")" ] &&
-		{ [ "${KERNEL#system-}" != upstream ] || [ -f "$CACHE/src/upstream/Makefile" ]; } &&
-		{ [ "$BASE" != 6.1 ] || [ -d "$CACHE/src/stock" ]; }
+		[ -f "$src/Makefile" ] &&
+		{ [ "$BASE_PRISTINE_SRC" != worktree ] || [ -d "$CACHE/src/$BASE_PRISTINE" ]; }
 }
 up_to_date && exit 0
 lock tree x
@@ -88,19 +91,35 @@ elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$APPLIED-head")" ]; then
 	say "warning: $TREE has commits not in ${PATCHES#"$REPO/"}/ (building them; run make patches)"
 fi
 
-# The upstream reference is a plain extraction: nothing is applied to it.
-if { [ "$KERNEL" = upstream ] || [ "$KERNEL" = system-upstream ]; } &&
-		[ ! -f "$CACHE/src/upstream/Makefile" ]; then
-	[ -f "$UPSTREAM_TARBALL" ] || die "$UPSTREAM_TARBALL missing (apt-get install linux-source-6.12)"
-	say "extracting $UPSTREAM_TARBALL into $CACHE/src/upstream (about a minute)"
-	rm -rf "$CACHE/src/upstream.tmp"
-	mkdir -p "$CACHE/src/upstream.tmp"
-	tar -xJf "$UPSTREAM_TARBALL" -C "$CACHE/src/upstream.tmp" --strip-components=1
-	mv "$CACHE/src/upstream.tmp" "$CACHE/src/upstream"
-fi
+# pristine NAME: make src/NAME, the tree of the unpatched kernel NAME, as
+# the table of the base whose pristine kernel it is says: a worktree of
+# that base's tag base (stock), or its package extracted as it is, with
+# the tarball's dates (upstream; nothing is applied to it).
+pristine() {
+	local name=$1 dir=$CACHE/src/$1 b tarball
+	for b in $BASES; do
+		if [ "$(base_fact "$b" BASE_PRISTINE)" = "$name" ]; then break; fi
+	done
+	base_facts "$b"
+	[ "$BASE_PRISTINE" = "$name" ] || die "no table of scripts/base/ has the pristine kernel $name"
+	case $BASE_PRISTINE_SRC in
+	worktree)
+		say "creating the $name worktree at tag base"
+		git -C "$CACHE/src/$BASE_TREE" worktree add -q --detach "$dir" base ;;
+	package)
+		tarball=/usr/src/$BASE_PACKAGE.tar.xz
+		[ -f "$tarball" ] || die "$tarball missing (apt-get install $BASE_PACKAGE)"
+		say "extracting $tarball into $dir (about a minute)"
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1
+		mv "$dir.tmp" "$dir" ;;
+	esac
+}
 
-# The stock kernel builds from a worktree of the pristine 6.1 tag.
-if [ "$BASE" = 6.1 ] && [ ! -d "$CACHE/src/stock" ]; then
-	say "creating the stock worktree at tag base"
-	git_tree worktree add -q --detach "$CACHE/src/stock" base
+# The kernel's own tree, when it is an unpatched one; a base's pristine
+# worktree is cheap and made with its tree, whichever kernel asked.
+[ -f "$src/Makefile" ] || (pristine "${src##*/}")
+if [ "$BASE_PRISTINE_SRC" = worktree ] && [ ! -d "$CACHE/src/$BASE_PRISTINE" ]; then
+	(pristine "$BASE_PRISTINE")
 fi

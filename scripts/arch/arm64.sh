@@ -9,7 +9,7 @@ ARCH_KCONFIG=arm64.config	# PL011 console, virtio-mmio, virtio console
 # the cache.
 ARCH_PACKAGES=(qemu-system-arm binutils-aarch64-linux-gnu cpp-12-aarch64-linux-gnu
 	libgcc-12-dev-arm64-cross libc6-dev-arm64-cross)
-ARCH_TEST_KERNELS=patched
+ARCH_TEST_KERNELS=patched	# make test without KERNEL= (empty: every base's BASE_TEST)
 ARCH_M32=no			# -m32 is x86_64's: compat_test's *_peer cases skip
 ARCH_FUZZERS=no			# no trinity or stress-ng: their s4_fuzz rows skip
 # Debian's arm64 busybox, procps and their libraries (scripts/deps.sh).

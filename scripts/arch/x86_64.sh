@@ -5,7 +5,7 @@
 ARCH_SUFFIX=			# build/KERNEL, out/KERNEL
 ARCH_KCONFIG=x86_64.config	# kconfig/ fragment after guest.config (32-bit tasks)
 ARCH_PACKAGES=()		# scripts/deps.sh installs them (its list is x86_64's)
-ARCH_TEST_KERNELS="patched upstream patched612"	# make test without KERNEL= (upstream first: patched612 starts from its build)
+ARCH_TEST_KERNELS=		# make test without KERNEL=: empty, every base's BASE_TEST (scripts/base/)
 ARCH_M32=yes			# -m32 copies of the tests: conformance32:* ...
 ARCH_FUZZERS=yes		# trinity and stress-ng in the image (smoke:stress:s4_fuzz)
 ARCH_ROOT=			# guest userspace from the host's own programs
