@@ -2850,6 +2850,135 @@ static int t_e2e_identity_no_pidfs(void)
 	return PASS;
 }
 
+/*
+ * A victim for reuse_in_ns(): a plain fork, so that no exec stands
+ * between its start and its newcomer's.  Named, signals blocked, ready
+ * when this returns.
+ */
+static pid_t fork_named(const char *name)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		sigset_t all;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		prctl(PR_SET_NAME, name);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		reap(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+#define REUSE_ROUNDS 30
+
+/*
+ * Issue 34: a PID reused within one clock tick.  Each round names a
+ * victim both ways, kills and reaps it, and hands its PID at once
+ * (ns_last_pid) to a newcomer of the same name, mostly within the same
+ * tick.  PID:INODE must never reach the newcomer; PID:STARTTIME reaches
+ * it exactly when the two start times are equal, the limit pfkill(1)
+ * states.  The victim's identity is read here, not by running pfgrep
+ * (the last round checks pfgrep prints the same), to keep the window
+ * short.
+ */
+static int reuse_in_ns(void)
+{
+	struct pfk_features f;
+	char name[16] = "pk_reuse_tick", byino[64], byst[64], buf[32];
+	int same_tick = 0, len, fd;
+	struct run r;
+
+	pfk_probe_features(&f);
+	SKIP_IF(!f.pidfs, "no pidfs: PID:INODE cannot be checked on this "
+		"kernel (e2e_identity_no_pidfs checks the refusal)");
+	for (int round = 0; round < REUSE_ROUNDS; round++) {
+		unsigned long long ino, st;
+		pid_t victim, newcomer;
+		bool tick, reached, warned;
+		int by_st;
+
+		victim = fork_named(name);
+		CHECK(victim > 0);
+		ino = pidfs_ino_of(victim);
+		st = starttime_of(victim);
+		CHECK(ino > 0 && st > 0);
+		snprintf(byino, sizeof(byino), "%d:%llu", victim, ino);
+		snprintf(byst, sizeof(byst), "%d:%llu", victim, st);
+		reap(victim);
+		fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+		SKIP_IF(fd < 0, "ns_last_pid: %s (needs "
+			"CONFIG_CHECKPOINT_RESTORE)", strerror(errno));
+		len = snprintf(buf, sizeof(buf), "%d", victim - 1);
+		SKIP_IF(write(fd, buf, len) != len, "write ns_last_pid: %s",
+			strerror(errno));
+		close(fd);
+		newcomer = spawn_simple(name);
+		CHECK(newcomer > 0);
+		SKIP_IF(newcomer != victim, "PID %d not reused (got %d)",
+			victim, newcomer);
+		tick = starttime_of(newcomer) == st;
+		same_tick += tick;
+
+		/* The start time: tells them apart only across ticks. */
+		by_st = pfkill(&r, "-USR2", "-x", name, "-p", byst, NULL);
+		warned = strstr(r.err, "PID:STARTTIME") != NULL;
+		reached = pending(newcomer, SIGUSR2);
+		/* The inode: refused, whatever the start times say. */
+		if (pfkill(&r, "-USR1", "-x", name, "--format", "pid:inode",
+			   "-p", byino, NULL) != 1 ||
+		    pending(newcomer, SIGUSR1)) {
+			diag("round %d: start times %s, PID:STARTTIME %s the "
+			     "newcomer; PID:INODE did not refuse it", round,
+			     tick ? "equal" : "differ",
+			     reached ? "reached" : "missed");
+			show_last_run();
+			return FAIL;
+		}
+		CHECK(by_st == (tick ? 0 : 1) && reached == tick && warned);
+
+		/* Control: the newcomer's own PID:INODE does reach it. */
+		if (round == REUSE_ROUNDS - 1) {
+			snprintf(byino, sizeof(byino), "%d:%llu\n", newcomer,
+				 pidfs_ino_of(newcomer));
+			CHECK(pfgrep(&r, "--format", "pid:inode", "-x", name,
+				     NULL) == 0 && strcmp(r.out, byino) == 0);
+			byino[strlen(byino) - 1] = '\0';
+			CHECK(pfkill(&r, "-USR1", "-x", name, "--format",
+				     "pid:inode", "-p", byino, NULL) == 0);
+			CHECK(pending(newcomer, SIGUSR1));
+		}
+		reap(newcomer);
+	}
+	diag("%d of %d rounds reused the PID within one clock tick: "
+	     "PID:STARTTIME reached the newcomer in each of them, PID:INODE "
+	     "in none of the %d", same_tick, REUSE_ROUNDS, REUSE_ROUNDS);
+	SKIP_IF(same_tick == 0, "no round reused the PID within one clock "
+		"tick (a slow machine): PID:INODE refused all %d",
+		REUSE_ROUNDS);
+	return PASS;
+}
+
+static int t_e2e_identity_reuse_one_tick(void)
+{
+	return in_new_pidns(reuse_in_ns);
+}
+
 /* From procps after 4.0.2: --quiet, -F -, --env NAME, pkill -m. */
 static int t_e2e_newer_procps(void)
 {
@@ -3505,6 +3634,7 @@ static const struct {
 	{ "e2e_identity", t_e2e_identity },
 	{ "e2e_identity_inode", t_e2e_identity_inode },
 	{ "e2e_identity_no_pidfs", t_e2e_identity_no_pidfs },
+	{ "e2e_identity_reuse_one_tick", t_e2e_identity_reuse_one_tick },
 	{ "e2e_bad_input", t_e2e_bad_input },
 	{ "differential_procps", t_differential },
 };
