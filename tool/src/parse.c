@@ -53,6 +53,39 @@ int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+/* Digits only, leading digit required (strtoull would take "-1", " 1"). */
+static int parse_ull(const char *s, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int pfk_parse_ident(const char *s, unsigned long *pid, unsigned long long *n)
+{
+	const char *colon = strchr(s, ':');
+	unsigned long long v;
+	char head[24];
+
+	if (!colon || (size_t)(colon - s) >= sizeof(head))
+		return -1;
+	memcpy(head, s, colon - s);
+	head[colon - s] = '\0';
+	if (parse_ull(head, &v) < 0 || v < 1 || v > INT_MAX ||
+	    parse_ull(colon + 1, n) < 0)
+		return -1;
+	*pid = v;
+	return 0;
+}
+
 /*
  * procps's rules: an optional "SIG" prefix, names in any case (CLD, IO, IOT,
  * EXIT and NULL included), RTMIN, RTMIN+N, or a number strtol() takes as a

@@ -78,8 +78,14 @@ struct pfk_filter {
 	bool defer_close;
 	enum pfk_pick pick;		/* -n / -o */
 	struct pfk_ids euid, ruid, rgid, pgrp, session, ppid, tty, pid;
-	/* -p PID:STARTTIME: pairs, index by index (a checked identity) */
-	struct pfk_ids ident_pid, ident_start;
+	/*
+	 * -p PID:N pairs, index by index (a checked identity): N is the
+	 * start time, or with ident_ino the pidfs inode (--format pid:inode).
+	 */
+	struct pfk_ids ident_pid;
+	unsigned long long *ident_val;
+	bool ident_ino;
+	bool want_ino;			/* each match's pidfs inode (p->ino) */
 	bool tty_given;			/* -t: even if no name resolved */
 	const char *runstates;		/* -r: stat state letters */
 	long older;			/* -O: seconds, 0 = off */
@@ -117,6 +123,7 @@ struct pfk_proc {
 	pid_t tgid;
 	pid_t pgrp;
 	unsigned long long starttime;	/* clock ticks after boot, stat field 22 */
+	unsigned long long ino;		/* pidfs inode of ->pidfd; 0: not known */
 	char *cmdline;			/* only with filter->keep_cmdline */
 	char *long_name;		/* the name when it is 16 bytes or more */
 	unsigned int argv_len;		/* with keep_argv: raw argv bytes */
@@ -145,7 +152,12 @@ struct pfk_features {
 	bool taskfd_signal;	/* /proc/<pid>/task/<tid> fds are thread handles */
 	bool mrelease;		/* process_mrelease() (5.15) */
 	bool pidfd_info;	/* ioctl(PIDFD_GET_INFO) on pidfds (6.13) */
+	bool pidfs;		/* pidfds are pidfs files: st_ino names one
+				 * process for the whole boot (6.9) */
 };
+
+/* statfs(2) f_type of a pidfd on a kernel with pidfs (PID_FS_MAGIC). */
+#define PFK_PIDFS_MAGIC 0x50494446
 
 void pfk_probe_features(struct pfk_features *f);
 
@@ -259,6 +271,14 @@ size_t pfk_wait(struct pfk_proc *procs, size_t n, long timeout_ms,
 int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope);
 
 /*
+ * --format pid:inode: hold p's process by a pidfd (pfk_open_pidfd()) and
+ * set p->ino to that pidfd's inode, so a check of the inode and the
+ * signal are on one handle.  Only where feat->pidfs: elsewhere every
+ * pidfd has one shared inode.  0, or -1 with errno (ESRCH: gone).
+ */
+int pfk_open_ident(struct pfk_proc *p);
+
+/*
  * How the process behind pidfd ended, as wait(2) encodes it, read with
  * ioctl(PIDFD_GET_INFO, PIDFD_INFO_EXIT) (Linux 6.15; the kernel records
  * it when the process is reaped, by whichever parent).  0, or -1 with
@@ -295,6 +315,12 @@ const char *pfk_signal_name(int sig);			/* "TERM", or NULL */
 int pfk_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 int pfk_parse_long(const char *s, long *out);	/* procps strict_atol */
 int pfk_parse_duration_ms(const char *s, long *ms);	/* "5", "1.5s", "200ms" */
+/*
+ * "PID:N", as util-linux's ul_parse_pid_str() takes PID:inode: a PID
+ * from 1 up, then decimal digits only.  0, or -1 if malformed.  Whether
+ * N may be 0 (a start time may, an inode never) is the caller's rule.
+ */
+int pfk_parse_ident(const char *s, unsigned long *pid, unsigned long long *n);
 int pfk_lookup_user(const char *s, unsigned long *uid);
 int pfk_lookup_group(const char *s, unsigned long *gid);
 int pfk_lookup_tty(const char *s, unsigned long *tty_nr);

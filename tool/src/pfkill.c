@@ -75,6 +75,7 @@ struct pfkill_ctl {
 		     json:1,
 		     quiet:1,		/* --quiet: the exit status only */
 		     identity:1,	/* --format pid:starttime */
+		     identity_ino:1,	/* --format pid:inode */
 		     mrelease:1,	/* -m */
 		     wait:1,
 		     has_timeout:1,
@@ -293,8 +294,12 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "     --thread              match threads; with pfkill, --scope thread\n"
 "     --json                JSON Lines: an object per process (pid, name,\n"
 "                           result), or with -c the count\n"
-"     --format pid:starttime  list PID:STARTTIME, an identity that\n"
-"                           -p PID:STARTTIME checks (a recycled PID fails)\n"
+"     --format <format>     pid (default); pid:inode: list PID:INODE, as\n"
+"                           util-linux kill(1) takes it, and read -p PID:N\n"
+"                           so (pidfs, Linux 6.9): no other process of this\n"
+"                           boot has the pair; pid:starttime: list\n"
+"                           PID:STARTTIME, as -p PID:N is read by default:\n"
+"                           unique only to the clock tick\n"
 "\n"
 " -h, --help     display this help and exit\n"
 " -V, --version  output version and kernel features and exit\n"
@@ -330,11 +335,12 @@ static void print_version(void)
 	       (unsigned long)PIDFD_SIGNAL_THREAD_GROUP,
 	       (unsigned long)PIDFD_SIGNAL_PROCESS_GROUP);
 	printf("kernel: procfd-signal=%s pidfd-open=%s pidfd-thread=%s "
-	       "signal-flags=%s taskfd-signal=%s mrelease=%s pidfd-info=%s\n",
+	       "signal-flags=%s taskfd-signal=%s mrelease=%s pidfd-info=%s "
+	       "pidfs=%s\n",
 	       f.procfd_signal ? "yes" : "no", f.pidfd_open ? "yes" : "no",
 	       f.pidfd_thread ? "yes" : "no", f.signal_flags ? "yes" : "no",
 	       f.taskfd_signal ? "yes" : "no", f.mrelease ? "yes" : "no",
-	       f.pidfd_info ? "yes" : "no");
+	       f.pidfd_info ? "yes" : "no", f.pidfs ? "yes" : "no");
 }
 
 /* List elements, converted as procps does; warnx + exit 2 on a bad one. */
@@ -359,7 +365,7 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 		[L_NS] = "unknown namespace: %s",
 		[L_PID] = "not a number: %s",
 	};
-	const char *colon;
+	unsigned long long val;
 	unsigned long v;
 	long n;
 	int i;
@@ -383,20 +389,23 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 		add_id(dst, (unsigned long)n);
 		return;
 	case L_PID:
-		/* PID:STARTTIME, as --format pid:starttime prints it */
-		colon = strchr(tok, ':');
-		if (colon) {
-			char *pid = strndup(tok, colon - tok);
-			unsigned long start;
+		/*
+		 * PID:N, as --format pid:starttime or pid:inode prints it;
+		 * which of the two it is, --format says (parse_args()).
+		 */
+		if (strchr(tok, ':')) {
+			struct pfk_filter *f = &ctl->filter;
+			unsigned long long *nv;
 
-			if (!pid)
-				err(EXIT_FATAL, "out of memory");
-			if (pfk_parse_long(pid, &n) < 0 ||
-			    pfk_parse_ulong(colon + 1, ULONG_MAX, &start) < 0)
+			if (pfk_parse_ident(tok, &v, &val) < 0)
 				bad_usage(msg[kind], tok);
-			free(pid);
-			add_id(&ctl->filter.ident_pid, (unsigned long)n);
-			add_id(&ctl->filter.ident_start, start);
+			nv = realloc(f->ident_val, (f->ident_pid.n + 1) *
+				     sizeof(*nv));
+			if (!nv)
+				err(EXIT_FATAL, "out of memory");
+			f->ident_val = nv;
+			nv[f->ident_pid.n] = val;
+			add_id(&f->ident_pid, v);
 			return;
 		}
 		if (pfk_parse_long(tok, &n) < 0)
@@ -671,11 +680,12 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		case OPT_JSON: ctl->json = 1; break;
 		case OPT_QUIET: ctl->quiet = 1; break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "pid:starttime") == 0)
-				ctl->identity = 1;
-			else if (strcmp(optarg, "pid") != 0)
-				bad_usage("invalid format: %s (pid or "
-					  "pid:starttime)", optarg);
+			ctl->identity = strcmp(optarg, "pid:starttime") == 0;
+			ctl->identity_ino = strcmp(optarg, "pid:inode") == 0;
+			if (!ctl->identity && !ctl->identity_ino &&
+			    strcmp(optarg, "pid") != 0)
+				bad_usage("invalid format: %s (pid, pid:inode "
+					  "or pid:starttime)", optarg);
 			break;
 		case 'h': usage(ctl, false);
 		case 'V':
@@ -709,8 +719,22 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if ((ctl->quiet || ctl->identity) && ctl->mode != MODE_LIST)
-		bad_usage("--quiet and --format are for listing (pfgrep)");
+	if (ctl->quiet && ctl->mode != MODE_LIST)
+		bad_usage("--quiet is for listing (pfgrep)");
+	/* A pidfd (and its inode) is a process's, not one thread's. */
+	if (ctl->identity_ino && (f->threads || ctl->scope == PFK_SCOPE_THREAD))
+		bad_usage("--format pid:inode names processes, not threads "
+			  "(-w, --thread)");
+	/*
+	 * -p PID:N is a start time unless --format pid:inode says it is an
+	 * inode: the two look alike, and 0.2 read them as start times.
+	 */
+	f->ident_ino = f->want_ino = ctl->identity_ino;
+	if (f->ident_ino)
+		for (size_t k = 0; k < f->ident_pid.n; k++)
+			if (f->ident_val[k] == 0)
+				bad_usage("invalid inode: %lu:0 (no pidfd has "
+					  "inode 0)", f->ident_pid.v[k]);
 	/* The kernel releases only the memory of a process being killed. */
 	if (ctl->mrelease && (ctl->sig != SIGKILL || ctl->scope != PFK_SCOPE_PROCESS))
 		bad_usage("-m needs SIGKILL sent to processes");
@@ -751,6 +775,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	 */
 	f->argv_only = ctl->mode == MODE_LIST && f->full && !f->negate &&
 		       !ctl->list_name && !ctl->json && !ctl->identity &&
+		       !ctl->identity_ino &&
 		       f->pick == PFK_PICK_ALL && !f->ppid.n && !f->pgrp.n &&
 		       !f->session.n && !f->tty_given && !f->runstates &&
 		       !f->older && !f->ident_pid.n;
@@ -781,6 +806,21 @@ static void require_features(const struct pfkill_ctl *ctl)
 {
 	const struct pfk_features *f = &ctl->feat;
 
+	/*
+	 * Without pidfs every pidfd has the same inode number: refuse
+	 * rather than print or check a number that names nothing.
+	 */
+	if (ctl->identity_ino && !f->pidfs)
+		errx(EXIT_FATAL, "--format pid:inode needs pidfs (Linux 6.9): "
+		     "no PID:INODE names a process on this kernel");
+	/*
+	 * 0.2's hand-off still works, but where PID:INODE would name the
+	 * process exactly, say that this is no longer the safe way.
+	 */
+	if (ctl->filter.ident_pid.n && !ctl->identity_ino && f->pidfs)
+		warnx("-p PID:N is read as PID:STARTTIME, which cannot tell "
+		      "apart two processes that had the PID in one clock "
+		      "tick; use --format pid:inode");
 	if (ctl->mode == MODE_WAIT && !f->pidfd_open)
 		errx(EXIT_FATAL, "waiting needs pidfd_open() (Linux 5.3)");
 	if (ctl->mode != MODE_KILL)
@@ -862,7 +902,8 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	if (ctl->mode == MODE_WAIT)
 		per_handle += 1 + ctl->filter.thread_tgid_fd;
 	else if (ctl->mode == MODE_KILL)
-		per_handle += (ctl->wait || ctl->mrelease) +
+		per_handle += (ctl->wait || ctl->mrelease ||
+			       ctl->filter.want_ino) +
 			      (ctl->scope != PFK_SCOPE_PROCESS) +
 			      ctl->filter.thread_tgid_fd;
 	open_max /= per_handle;
@@ -911,7 +952,8 @@ static void json_status(int st)
 
 /*
  * JSON Lines: an object per process, with what the plain output would
- * show (--format pid:starttime, -a), or with -c the count alone.
+ * show (--format pid:starttime or pid:inode, -a), or with -c the count
+ * alone.
  */
 static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
@@ -920,6 +962,8 @@ static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
 	if (ctl->identity)
 		printf(",\"starttime\":%llu", p->starttime);
+	if (p->ino)
+		printf(",\"inode\":%llu", p->ino);
 	if (ctl->list_full && p->cmdline) {
 		fputs(",\"cmdline\":", stdout);
 		json_string(p->cmdline);
@@ -1029,6 +1073,8 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	printf("%d", (int)p->pid);
 	if (ctl->identity)
 		printf(":%llu", p->starttime);
+	else if (ctl->identity_ino)
+		printf(":%llu", p->ino);
 	if (ctl->list_name || ctl->list_full) {
 		putchar(' ');
 		put_text(ctl, p);

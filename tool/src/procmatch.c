@@ -265,8 +265,7 @@ void pfk_filter_free(struct pfk_filter *flt)
 {
 	struct pfk_ids *lists[] = { &flt->euid, &flt->ruid, &flt->rgid,
 				    &flt->pgrp, &flt->session, &flt->ppid,
-				    &flt->tty, &flt->pid, &flt->ident_pid,
-				    &flt->ident_start };
+				    &flt->tty, &flt->pid, &flt->ident_pid };
 	struct pfk_strs *strs[] = { &flt->cgroup, &flt->env };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -282,6 +281,8 @@ void pfk_filter_free(struct pfk_filter *flt)
 		lists[i]->v = NULL;
 		lists[i]->n = 0;
 	}
+	free(flt->ident_val);
+	flt->ident_val = NULL;
 	if (flt->has_pattern)
 		regfree(&flt->pattern);
 	flt->has_pattern = false;
@@ -647,17 +648,29 @@ static bool ns_match(const struct pfk_filter *flt, int dirfd)
 
 /*
  * -p: a plain PID, or PID:STARTTIME as pfgrep --format pid:starttime
- * prints it, which a process that got the PID later does not have.
+ * prints it, which a process that got the PID in a later clock tick does
+ * not have; or with ident_ino PID:INODE, which no other process of this
+ * boot has.  The inode is that of a pidfd we then hold and signal
+ * through.  1 match, 0 not, -1 (errno) as match_dir().
  */
-static bool pid_match(const struct pfk_filter *flt, const struct pfk_proc *p)
+static int pid_match(const struct pfk_filter *flt, struct pfk_proc *p)
 {
 	if (pfk_ids_has(&flt->pid, p->tgid))
-		return true;
-	for (size_t i = 0; i < flt->ident_pid.n; i++)
-		if (flt->ident_pid.v[i] == (unsigned long)p->tgid &&
-		    flt->ident_start.v[i] == p->starttime)
-			return true;
-	return false;
+		return 1;
+	for (size_t i = 0; i < flt->ident_pid.n; i++) {
+		if (flt->ident_pid.v[i] != (unsigned long)p->tgid)
+			continue;
+		if (!flt->ident_ino) {
+			if (flt->ident_val[i] == p->starttime)
+				return 1;
+			continue;
+		}
+		if (!p->ino && pfk_open_ident(p) < 0)
+			return -1;
+		if (flt->ident_val[i] == p->ino)
+			return 1;
+	}
+	return 0;
 }
 
 /* stat's starttime against /proc/uptime, as procps's ELAPSED. */
@@ -706,8 +719,12 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 
 	if (flt->ppid.n && !pfk_ids_has(&flt->ppid, ppid))
 		m = false;
-	if (m && (flt->pid.n || flt->ident_pid.n) && !pid_match(flt, p))
+	if (m && (flt->pid.n || flt->ident_pid.n) &&
+	    (r = pid_match(flt, p)) <= 0) {
+		if (r < 0)
+			return -1;
 		m = false;
+	}
 	if (m && flt->pgrp.n && !pfk_ids_has(&flt->pgrp, p->pgrp))
 		m = false;
 	if (m && flt->session.n && !pfk_ids_has(&flt->session, session))
@@ -797,6 +814,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		if (!p->cmdline)
 			return -1;
 	}
+	/* Gone by now: not listed, as if it had gone a moment earlier. */
+	if (flt->want_ino && !p->ino && pfk_open_ident(p) < 0)
+		return -1;
 	return 1;
 }
 

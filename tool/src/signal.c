@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,7 +28,13 @@
 #endif
 #endif
 
+#include <linux/magic.h>
+
 #include "pfk.h"
+
+#ifdef PID_FS_MAGIC
+_Static_assert(PID_FS_MAGIC == PFK_PIDFS_MAGIC, "PID_FS_MAGIC");
+#endif
 
 #ifndef __NR_pidfd_send_signal
 #define __NR_pidfd_send_signal 424
@@ -126,8 +134,16 @@ void pfk_probe_features(struct pfk_features *f)
 	fd = sys_pidfd_open(getpid(), 0);
 	if (fd >= 0) {
 		struct pfk_pidfd_info info = { .mask = 0 };
+		struct statfs sfs;
 
 		f->pidfd_info = ioctl(fd, PFK_PIDFD_GET_INFO, &info) == 0;
+		/*
+		 * As util-linux's pfd_is_pidfs(): before pidfs (6.9) a pidfd
+		 * is an anonymous inode, one inode number for all of them.
+		 * A failing fstatfs() counts as no pidfs, as there.
+		 */
+		f->pidfs = fstatfs(fd, &sfs) == 0 &&
+			   sfs.f_type == PFK_PIDFS_MAGIC;
 		close(fd);
 	}
 
@@ -260,6 +276,23 @@ int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope)
 	return open_pidfd(p, scope == PFK_SCOPE_THREAD);
 }
 
+int pfk_open_ident(struct pfk_proc *p)
+{
+	struct statx stx;
+
+	if (open_pidfd(p, false) < 0)
+		return -1;
+	/* statx, not fstat: a 32-bit fstat fails on an inode above 2^32. */
+	if (statx(p->pidfd, "", AT_EMPTY_PATH, STATX_INO, &stx) < 0)
+		return -1;
+	if (!(stx.stx_mask & STATX_INO) || !stx.stx_ino) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	p->ino = stx.stx_ino;
+	return 0;
+}
+
 int pfk_mrelease(struct pfk_proc *p)
 {
 	if (open_pidfd(p, false) < 0)
@@ -298,8 +331,14 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
 
 	switch (scope) {
 	case PFK_SCOPE_PROCESS:
-		/* -w in kill mode: a thread's entry signals its process. */
-		r = sys_pidfd_send_signal(p->tgid_fd >= 0 ? p->tgid_fd : p->dirfd,
+		/*
+		 * A pidfd we hold is one whose inode may have been checked
+		 * (pfk_open_ident()): signal through that very handle.  It
+		 * names the same process as the directory fd, whichever.
+		 * -w in kill mode: a thread's entry signals its process.
+		 */
+		r = sys_pidfd_send_signal(p->pidfd >= 0 ? p->pidfd :
+					  p->tgid_fd >= 0 ? p->tgid_fd : p->dirfd,
 					  sig, info, 0);
 		break;
 	case PFK_SCOPE_THREAD:
