@@ -60,6 +60,10 @@ function program_name(line) {
 	sub(/^(not )?ok [0-9]+ ?/, "", line); sub(/ *#.*/, "", line)
 	return line == "" ? last_run : line
 }
+# The serial ports of the guest end each line with CR LF. With the CR, a
+# failing name sends the cursor of a terminal back, "  (FILE:LINE)"
+# overwrites the name, and "1..N" is no header line: drop it.
+{ sub(/\r$/, "") }
 $0 ~ end { next }
 /^# running / { current = $3; forget() }
 /^    #  RUN / { last_run = $3 }
@@ -82,6 +86,7 @@ END {
 		if (logn) failures = failures "\n      the last lines:" explain()
 	}
 	while ((getline line < console) > 0) {
+		sub(/\r$/, "", line)
 		if (line ~ warning) {
 			fail++; failures = failures "\n  FAIL console: " line "  (" console ")"
 		}
