@@ -30,8 +30,8 @@ function remember(line) {
 	logs[logn % cap] = line
 }
 function forget() { logn = 0 }
-function explain(   i, first, text) {
-	text = "  (" FILENAME ":" FNR ")"
+function explain(where,   i, first, text) {
+	text = "  (" where ")"
 	first = logn > cap ? logn - cap + 1 : 1
 	if (first > 1) text = text "\n      ... " first - 1 " earlier lines"
 	for (i = first; i <= logn; i++) text = text "\n      " logs[i % cap]
@@ -40,7 +40,13 @@ function explain(   i, first, text) {
 }
 function failed(name, reason) {
 	fail++
-	failures = failures "\n  FAIL " name reason explain()
+	failures = failures "\n  FAIL " name reason explain(FILENAME ":" FNR)
+}
+# A file that ends inside a program (the guest died in it): the last
+# lines of that program, kept for "did not finish" before the next file
+# (smoke.ktap after test.ktap) is read.
+function cut_short() {
+	if (logn) last_lines = last_lines "\n      the last lines:" explain(last_file ":" last_fnr)
 }
 function finish_program(line, name,   failed_top) {
 	failed_top = line ~ /^not ok /
@@ -64,6 +70,8 @@ function program_name(line) {
 # failing name sends the cursor of a terminal back, "  (FILE:LINE)"
 # overwrites the name, and "1..N" is no header line: drop it.
 { sub(/\r$/, "") }
+FNR == 1 { cut_short() }
+{ last_file = FILENAME; last_fnr = FNR }
 $0 ~ end { next }
 /^# running / { current = $3; forget() }
 /^    #  RUN / { last_run = $3 }
@@ -81,9 +89,9 @@ $0 ~ end { next }
 /^    (K?TAP version |1\.\.[0-9]+$|# Starting )/ { next }
 /^    / { remember(substr($0, 5)) }
 END {
+	cut_short()
 	if (unfinished != "") {
-		fail++; failures = failures "\n  FAIL run did not finish (no end marker):" unfinished
-		if (logn) failures = failures "\n      the last lines:" explain()
+		fail++; failures = failures "\n  FAIL run did not finish (no end marker):" unfinished last_lines
 	}
 	while ((getline line < console) > 0) {
 		sub(/\r$/, "", line)
