@@ -18,9 +18,14 @@ set -uo pipefail
 console=$1; shift
 log_lines=${KTAP_LOG_LINES:-20}
 unfinished=
+# A file that is not there (QEMU never started: ACCEL=typo) has no end
+# marker either; awk would stop at it and print no verdict at all.
+files=()
 for f; do
 	grep -q "^$END_MARKER" "$f" 2>/dev/null || unfinished="$unfinished $f"
+	[ -r "$f" ] && files+=("$f")
 done
+[ ${#files[@]} = 0 ] && files=(/dev/null)	# not stdin
 awk -v console="$console" -v unfinished="$unfinished" -v cap="$log_lines" \
 	-v end="^$END_MARKER" -v warning="$KERNEL_WARNING_RE|still running after" '
 # The output lines of the running program since its last result line,
@@ -103,4 +108,4 @@ END {
 	if (failures != "") printf "failures:%s\n", failures
 	printf "%d passed, %d failed\n", pass, fail
 	exit fail != 0
-}' "$@"
+}' "${files[@]}"
