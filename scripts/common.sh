@@ -159,7 +159,7 @@ END_MARKER=PIDFD-SIGNAL-END
 
 # What fails a run when the kernel prints it (scripts/ktap.sh), and what
 # the stress table counts as splats (scripts/stress.sh): one pattern.
-KERNEL_WARNING_RE='Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage'
+KERNEL_WARNING_RE='Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|INFO: .*detected stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage'
 
 # guest_cflags HEADERS: the flags of every static guest program, against
 # the kernel UAPI headers in HEADERS (out/KERNEL/headers/include).
