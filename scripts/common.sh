@@ -133,10 +133,18 @@ only_match() {
 
 # verdicts FILE...: the failures (with their log lines) of scripts/ktap.sh
 # verdict files, then their sum "N passed, N failed"; non-zero when
-# something failed or there was no verdict.
+# something failed or there was no verdict. A file without its summary
+# line (ktap.sh itself failed) is one failure, not a kernel that
+# silently drops out of the sum.
 verdicts() {
+	local f broken=0
 	awk '/^  FAIL / { show = 1 } /^[^ ]|^  SKIP / { show = 0 } show' "$@"
-	awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
+	for f; do
+		grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$f" 2>/dev/null && continue
+		echo "  FAIL no verdict in $f"
+		broken=$((broken + 1))
+	done
+	awk -v f="$broken" '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
 		END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' "$@"
 }
 
