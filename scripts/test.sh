@@ -40,6 +40,37 @@ if [ -f "$host" ]; then
 	"$REPO/scripts/ktap.sh" "$results/host.console" "$host" > "$results/host.verdict"
 fi
 
+# The harness's own tests, on the host in seconds, no kernel: each prints
+# its cases as KTAP, the subtests of its step (as tool:host's), in
+# out/NAME.ktap (harness-ktap.ktap) and judged by ktap.sh like the rest.
+harness_step() {	# name command...
+	local name=$1 file=${1//:/-} tap
+	shift
+	only_match "$name" || return 0
+	selected=$((selected + 1))
+	tap=$CACHE/out/$file$ARCH_SUFFIX.ktap
+	ktap_case "$name" "    " "$@" > "$tap"
+	say "$name: $(grep -c '^    ok ' "$tap") ok, $(grep -c '^    not ok ' "$tap") not ok"
+	: > "$results/$file.console"
+	"$REPO/scripts/ktap.sh" "$results/$file.console" "$tap" > "$results/$file.verdict"
+}
+# ktap.sh on recorded runs, each with the verdict it must reach.
+harness_step harness:ktap "$REPO/scripts/test-ktap.sh"
+# No guest entry is named harness:*: ONLY of such names alone boots and
+# builds no kernel.
+only_harness() {
+	local pattern patterns
+	[ -n "$ONLY" ] || return 1
+	IFS=, read -r -a patterns <<<"$ONLY"
+	for pattern in "${patterns[@]}"; do
+		[ -z "$pattern" ] || [[ $pattern == harness:* ]] || return 1
+	done
+}
+if only_harness; then
+	say "ONLY=$ONLY: harness steps only, no kernel"
+	kernels=
+fi
+
 for k in $kernels; do
 	# Each kernel is built and packed as `make initramfs` would for it.
 	if ! KERNEL=$k "$REPO/scripts/tree.sh" || ! KERNEL=$k "$REPO/scripts/kernel.sh" ||
