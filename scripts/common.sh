@@ -175,6 +175,28 @@ guest_cflags() {
 	echo "-static -O2 -g -Wall -pthread -isystem $1 -I$REPO/guest"
 }
 
+# stale OUTPUT INPUT...: OUTPUT is missing or older than an input.
+stale() {
+	local out=$1 f; shift
+	[ -e "$out" ] || return 0
+	for f; do [ "$f" -nt "$out" ] && return 0; done
+	return 1
+}
+
+# compile OUTPUT SOURCE [FLAGS...]: $GUEST_CC $CFLAGS_GUEST FLAGS, only when
+# OUTPUT is stale against SOURCE, the headers beside it, guest/*.h and the
+# files of COMPILE_DEPS (scripts/guest.sh: the kernel's pidfd.h, itself,
+# its flags stamp). Here, not in guest.sh, so that scripts/test-interrupt.sh
+# runs the same code.
+COMPILE_DEPS=()
+compile() {
+	local out=$1 src_file=$2; shift 2
+	stale "$out" "$src_file" "${COMPILE_DEPS[@]}" \
+		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
+	echo "   CC $out" >&2
+	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
+}
+
 # ktap_case NAME INDENT COMMAND...: a KTAP file of one case on stdout:
 # COMMAND's output, each line after INDENT ("    " makes its own "ok N"
 # lines the case's subtests, "    # " makes every line a comment), then

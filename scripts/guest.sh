@@ -39,23 +39,8 @@ prune() {
 	return 0
 }
 
-# stale OUTPUT INPUT...: OUTPUT is missing or older than an input.
-stale() {
-	local out=$1 f; shift
-	[ -e "$out" ] || return 0
-	for f; do [ "$f" -nt "$out" ] && return 0; done
-	return 1
-}
-
-# compile OUTPUT SOURCE [extra flags]: only when the output is stale.
-compile() {
-	local out=$1 src_file=$2; shift 2
-	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
-		"$flags_stamp" \
-		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
-	echo "   CC $out" >&2
-	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
-}
+# compile (scripts/common.sh) rebuilds a program also when these changed.
+COMPILE_DEPS=("$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" "$flags_stamp")
 
 say "building guest programs ($KERNEL $ARCH headers)"
 compile "$root/init" "$REPO/guest/init.c" "-DEND_MARKER=\"$END_MARKER\""
