@@ -187,14 +187,20 @@ stale() {
 # OUTPUT is stale against SOURCE, the headers beside it, guest/*.h and the
 # files of COMPILE_DEPS (scripts/guest.sh: the kernel's pidfd.h, itself,
 # its flags stamp). Here, not in guest.sh, so that scripts/test-interrupt.sh
-# runs the same code.
+# runs the same code. The compiler writes OUTPUT.tmp, renamed to OUTPUT
+# when it succeeded: a compile that was interrupted (Ctrl-C, a kill) or
+# failed must not leave an OUTPUT newer than its source, which every
+# later run would trust (a zero-length program: "Permission denied").
 COMPILE_DEPS=()
 compile() {
 	local out=$1 src_file=$2; shift 2
 	stale "$out" "$src_file" "${COMPILE_DEPS[@]}" \
 		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
 	echo "   CC $out" >&2
-	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
+	rm -f "$out.tmp"
+	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out.tmp" "$src_file" ||
+		{ rm -f "$out.tmp"; die "cannot compile $src_file"; }
+	mv -f "$out.tmp" "$out"
 }
 
 # ktap_case NAME INDENT COMMAND...: a KTAP file of one case on stdout:
