@@ -56,6 +56,9 @@ harness_step() {	# name command...
 }
 # ktap.sh on recorded runs, each with the verdict it must reach.
 harness_step harness:ktap "$REPO/scripts/test-ktap.sh"
+# compile (guest.sh) killed at several points, then run again: the
+# program must come out whole (no half-written output that looks new).
+harness_step harness:interrupt "$REPO/scripts/test-interrupt.sh"
 # No guest entry is named harness:*: ONLY of such names alone boots and
 # builds no kernel.
 only_harness() {
