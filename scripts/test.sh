@@ -3,12 +3,13 @@
 #
 # The one gate (make test):
 #   scripts/test.sh [KERNEL...]
-# the tool's host tests, then the guest plan on each KERNEL (default:
-# every base's BASE_TEST, scripts/base/: patched, upstream, patched612;
-# ARCH=arm64: patched), each
-# judged by scripts/ktap.sh; the last line adds them up: "N passed, N
-# failed". make test KERNEL=k passes k. ONLY=globs (scripts/common.sh)
-# runs only the plan entries and host steps whose names match.
+# the tool's host tests and the harness's own (harness:ktap,
+# harness:interrupt), then the guest plan on each KERNEL (default: every
+# base's BASE_TEST, scripts/base/: patched, upstream, patched612;
+# ARCH=arm64: patched), each judged by scripts/ktap.sh; the last line
+# adds them up: "N passed, N failed". make test KERNEL=k passes k.
+# ONLY=globs (scripts/common.sh) runs only the plan entries and host
+# steps whose names match; ONLY='harness:*' builds no kernel.
 # ARCH=arm64: the same for arm64 guests (out/KERNEL-arm64); the host
 # tests are the same.
 set -uo pipefail
