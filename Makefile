@@ -34,8 +34,8 @@ X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=arm64 has test/r
 
 help:
 	@echo "make run          build and boot the patched kernel: the PID-reuse demo, then a shell"
-	@echo "make test         the tool's host tests; the guest plan (64- and 32-bit programs) on the"
-	@echo "                  patched 6.1 and 6.12 kernels and upstream 6.12; smoke of bench/stress/run;"
+	@echo "make test         the tool's and the harness's host tests; the guest plan (64- and 32-bit"
+	@echo "                  programs) on the patched 6.1 and 6.12 kernels and upstream 6.12; smoke of bench/stress/run;"
 	@echo "                  matrix:smoke and checkpatch of both series, pfkill's .deb. Ends 'N passed, N failed'"
 	@echo "  KERNEL=k          one kernel: patched, patched612, upstream, stock, debug, patched-<matrix config>"
 	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."

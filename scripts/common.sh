@@ -133,10 +133,18 @@ only_match() {
 
 # verdicts FILE...: the failures (with their log lines) of scripts/ktap.sh
 # verdict files, then their sum "N passed, N failed"; non-zero when
-# something failed or there was no verdict.
+# something failed or there was no verdict. A file without its summary
+# line (ktap.sh itself failed) is one failure, not a kernel that
+# silently drops out of the sum.
 verdicts() {
+	local f broken=0
 	awk '/^  FAIL / { show = 1 } /^[^ ]|^  SKIP / { show = 0 } show' "$@"
-	awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
+	for f; do
+		grep -qE '^[0-9]+ passed, [0-9]+ failed$' "$f" 2>/dev/null && continue
+		echo "  FAIL no verdict in $f"
+		broken=$((broken + 1))
+	done
+	awk -v f="$broken" '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
 		END { printf "%d passed, %d failed\n", p, f; exit (f != 0 || n == 0) }' "$@"
 }
 
@@ -159,12 +167,40 @@ END_MARKER=PIDFD-SIGNAL-END
 
 # What fails a run when the kernel prints it (scripts/ktap.sh), and what
 # the stress table counts as splats (scripts/stress.sh): one pattern.
-KERNEL_WARNING_RE='Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|RCU stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage'
+KERNEL_WARNING_RE='Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|kmemleak:|INFO: task .* blocked|INFO: .*detected stall|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage'
 
 # guest_cflags HEADERS: the flags of every static guest program, against
 # the kernel UAPI headers in HEADERS (out/KERNEL/headers/include).
 guest_cflags() {
 	echo "-static -O2 -g -Wall -pthread -isystem $1 -I$REPO/guest"
+}
+
+# stale OUTPUT INPUT...: OUTPUT is missing or older than an input.
+stale() {
+	local out=$1 f; shift
+	[ -e "$out" ] || return 0
+	for f; do [ "$f" -nt "$out" ] && return 0; done
+	return 1
+}
+
+# compile OUTPUT SOURCE [FLAGS...]: $GUEST_CC $CFLAGS_GUEST FLAGS, only when
+# OUTPUT is stale against SOURCE, the headers beside it, guest/*.h and the
+# files of COMPILE_DEPS (scripts/guest.sh: the kernel's pidfd.h, itself,
+# its flags stamp). Here, not in guest.sh, so that scripts/test-interrupt.sh
+# runs the same code. The compiler writes OUTPUT.tmp, renamed to OUTPUT
+# when it succeeded: a compile that was interrupted (Ctrl-C, a kill) or
+# failed must not leave an OUTPUT newer than its source, which every
+# later run would trust (a zero-length program: "Permission denied").
+COMPILE_DEPS=()
+compile() {
+	local out=$1 src_file=$2; shift 2
+	stale "$out" "$src_file" "${COMPILE_DEPS[@]}" \
+		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
+	echo "   CC $out" >&2
+	rm -f "$out.tmp"
+	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out.tmp" "$src_file" ||
+		{ rm -f "$out.tmp"; die "cannot compile $src_file"; }
+	mv -f "$out.tmp" "$out"
 }
 
 # ktap_case NAME INDENT COMMAND...: a KTAP file of one case on stdout:

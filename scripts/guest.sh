@@ -28,6 +28,8 @@ flags_stamp=$OUT/guest-flags
 echo "$GUEST_CC $CFLAGS_GUEST $END_MARKER" | cmp -s - "$flags_stamp" ||
 	echo "$GUEST_CC $CFLAGS_GUEST $END_MARKER" > "$flags_stamp"
 mkdir -p "$root"/{bin,tests/selftests,tests/conformance,tests/tool,bench,plans}
+# What an interrupted run was writing (compile, copy_new): never packed.
+find "$root" -name '*.tmp' -delete
 
 # prune DIR SRCDIR: drop programs whose source is gone, so a removed
 # test does not linger in the image.
@@ -39,22 +41,15 @@ prune() {
 	return 0
 }
 
-# stale OUTPUT INPUT...: OUTPUT is missing or older than an input.
-stale() {
-	local out=$1 f; shift
-	[ -e "$out" ] || return 0
-	for f; do [ "$f" -nt "$out" ] && return 0; done
-	return 1
-}
+# compile (scripts/common.sh) rebuilds a program also when these changed.
+COMPILE_DEPS=("$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" "$flags_stamp")
 
-# compile OUTPUT SOURCE [extra flags]: only when the output is stale.
-compile() {
-	local out=$1 src_file=$2; shift 2
-	stale "$out" "$src_file" "$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" \
-		"$flags_stamp" \
-		$(dirname "$src_file")/*.h "$REPO"/guest/*.h || return 0
-	echo "   CC $out" >&2
-	$GUEST_CC $CFLAGS_GUEST "$@" -o "$out" "$src_file" || die "cannot compile $src_file"
+# copy_new FROM TO: what cp -uL does (copy when TO is missing or older),
+# but written as TO.tmp and renamed: cp -u would keep a copy that was cut
+# short for good, as it is newer than FROM.
+copy_new() {
+	stale "$2" "$1" || return 0
+	cp -L "$1" "$2.tmp" && mv -f "$2.tmp" "$2"
 }
 
 say "building guest programs ($KERNEL $ARCH headers)"
@@ -74,6 +69,7 @@ make -s -C "$selftests_dir" OUTPUT="$OUT/selftests-pidfd" \
 selftests=$(make -s -C "$selftests_dir" \
 	-f Makefile -f - <<<'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs \
 	OUTPUT="$OUT/selftests-pidfd")
+# Copied anew on every run: a copy cut short is never kept.
 rm -f "$root"/tests/selftests/*
 for t in $selftests; do
 	cp "$OUT/selftests-pidfd/$t" "$root/tests/selftests/$t"
@@ -163,7 +159,7 @@ arm64_root=$ARCH_ROOT
 copy_arm64() {
 	local f=$1 lib d dep
 	mkdir -p "$root$(dirname "$f")"
-	cp -uL "$arm64_root$f" "$root$f"
+	copy_new "$arm64_root$f" "$root$f"
 	dep=$(readelf -l "$arm64_root$f" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
 	[ -z "$dep" ] || [ -e "$root$dep" ] || copy_arm64 "$dep"
 	for lib in $(readelf -d "$arm64_root$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
@@ -202,10 +198,11 @@ for list in "$REPO"/{bench,stress}/host-programs; do
 		path=$(command -v "$prog") || { say "warning: $list names $prog, not installed on the host: skipped"; continue; }
 		for f in "$path" $(ldd "$path" 2>/dev/null | grep -o '/[^ ]*'); do
 			mkdir -p "$root$(dirname "$f")"
-			cp -uL "$f" "$root$f"
+			copy_new "$f" "$root$f"
 		done
 		mkdir -p "$root/usr/bin"
-		[ "$path" = "/usr/bin/$(basename "$path")" ] || cp -uL "$path" "$root/usr/bin/"
+		[ "$path" = "/usr/bin/$(basename "$path")" ] ||
+			copy_new "$path" "$root/usr/bin/$(basename "$path")"
 	done
 done
 
@@ -234,7 +231,9 @@ echo "demo 120 /bin/demo" > "$root/plans/run"
 gen=$CACHE/bin/gen_init_cpio
 if [ ! -x "$gen" ]; then
 	mkdir -p "$CACHE/bin"
-	gcc -O2 -o "$gen" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
+	# (-x only once whole: written as $gen.tmp, then renamed)
+	gcc -O2 -o "$gen.tmp" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
+	mv -f "$gen.tmp" "$gen"
 fi
 list=$OUT/initramfs.list
 {

@@ -77,6 +77,9 @@ fi
 # rebuild incremental.
 if [ ! -f "$BUILD/.config" ] || [ "$(cat "$BUILD/.config-fragments" 2>/dev/null)" != "$stamp" ]; then
 	say "configuring $KERNEL $ARCH kernel: tinyconfig + ${fragments[*]##*/}"
+	# Written again only when .config is whole: a configuration cut short
+	# must not match the fragments of an earlier one.
+	rm -f "$BUILD/.config-fragments"
 	kmake tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$BUILD" "$BUILD/.config" \
 		"${fragments[@]}" >/dev/null

@@ -18,9 +18,14 @@ set -uo pipefail
 console=$1; shift
 log_lines=${KTAP_LOG_LINES:-20}
 unfinished=
+# A file that is not there (QEMU never started: ACCEL=typo) has no end
+# marker either; awk would stop at it and print no verdict at all.
+files=()
 for f; do
 	grep -q "^$END_MARKER" "$f" 2>/dev/null || unfinished="$unfinished $f"
+	[ -r "$f" ] && files+=("$f")
 done
+[ ${#files[@]} = 0 ] && files=(/dev/null)	# not stdin
 awk -v console="$console" -v unfinished="$unfinished" -v cap="$log_lines" \
 	-v end="^$END_MARKER" -v warning="$KERNEL_WARNING_RE|still running after" '
 # The output lines of the running program since its last result line,
@@ -30,8 +35,8 @@ function remember(line) {
 	logs[logn % cap] = line
 }
 function forget() { logn = 0 }
-function explain(   i, first, text) {
-	text = "  (" FILENAME ":" FNR ")"
+function explain(where,   i, first, text) {
+	text = "  (" where ")"
 	first = logn > cap ? logn - cap + 1 : 1
 	if (first > 1) text = text "\n      ... " first - 1 " earlier lines"
 	for (i = first; i <= logn; i++) text = text "\n      " logs[i % cap]
@@ -40,7 +45,13 @@ function explain(   i, first, text) {
 }
 function failed(name, reason) {
 	fail++
-	failures = failures "\n  FAIL " name reason explain()
+	failures = failures "\n  FAIL " name reason explain(FILENAME ":" FNR)
+}
+# A file that ends inside a program (the guest died in it): the last
+# lines of that program, kept for "did not finish" before the next file
+# (smoke.ktap after test.ktap) is read.
+function cut_short() {
+	if (logn) last_lines = last_lines "\n      the last lines:" explain(last_file ":" last_fnr)
 }
 function finish_program(line, name,   failed_top) {
 	failed_top = line ~ /^not ok /
@@ -60,6 +71,12 @@ function program_name(line) {
 	sub(/^(not )?ok [0-9]+ ?/, "", line); sub(/ *#.*/, "", line)
 	return line == "" ? last_run : line
 }
+# The serial ports of the guest end each line with CR LF. With the CR, a
+# failing name sends the cursor of a terminal back, "  (FILE:LINE)"
+# overwrites the name, and "1..N" is no header line: drop it.
+{ sub(/\r$/, "") }
+FNR == 1 { cut_short() }
+{ last_file = FILENAME; last_fnr = FNR }
 $0 ~ end { next }
 /^# running / { current = $3; forget() }
 /^    #  RUN / { last_run = $3 }
@@ -77,11 +94,12 @@ $0 ~ end { next }
 /^    (K?TAP version |1\.\.[0-9]+$|# Starting )/ { next }
 /^    / { remember(substr($0, 5)) }
 END {
+	cut_short()
 	if (unfinished != "") {
-		fail++; failures = failures "\n  FAIL run did not finish (no end marker):" unfinished
-		if (logn) failures = failures "\n      the last lines:" explain()
+		fail++; failures = failures "\n  FAIL run did not finish (no end marker):" unfinished last_lines
 	}
 	while ((getline line < console) > 0) {
+		sub(/\r$/, "", line)
 		if (line ~ warning) {
 			fail++; failures = failures "\n  FAIL console: " line "  (" console ")"
 		}
@@ -90,4 +108,4 @@ END {
 	if (failures != "") printf "failures:%s\n", failures
 	printf "%d passed, %d failed\n", pass, fail
 	exit fail != 0
-}' "$@"
+}' "${files[@]}"

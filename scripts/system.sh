@@ -113,16 +113,13 @@ run_kernel() {
 	"$REPO/scripts/kernel.sh"
 	mkdir -p "$out/bin"
 
-	# The guest programs, static, against this kernel's UAPI headers.
-	local cflags
-	cflags=$(guest_cflags "$out/headers/include")
+	# The guest programs, static, against this kernel's UAPI headers, by
+	# compile (common.sh): an interrupted compile leaves only a .tmp.
+	CFLAGS_GUEST=$(guest_cflags "$out/headers/include")
+	COMPILE_DEPS=("$out/headers/include/linux/pidfd.h")
+	rm -f "$out"/bin/*.tmp
 	for c in "$REPO"/system/*.c; do
-		local p=$out/bin/$(basename "$c" .c)
-		if [ ! -e "$p" ] || [ "$c" -nt "$p" ] || [ "$REPO/guest/pidfd_sys.h" -nt "$p" ] ||
-			[ "$out/headers/include/linux/pidfd.h" -nt "$p" ]; then
-			echo "   CC $p" >&2
-			gcc $cflags -o "$p" "$c" || die "cannot compile $c"
-		fi
+		compile "$out/bin/$(basename "$c" .c)" "$c"
 	done
 	make -s -C "$REPO/tool" pfkill pfgrep >&2 || die "cannot build tool/pfkill"
 
@@ -135,7 +132,8 @@ run_kernel() {
 		say "making the ext4 root image for $k"
 		start=$SECONDS
 		stage=$SYS/stage-$k
-		rm -rf "$stage" "$img"
+		# .inputs goes too: an image cut short must not match it later.
+		rm -rf "$stage" "$img" "$img.inputs"
 		mkdir -p "$stage"
 		tar -xf "$rootfs" -C "$stage"
 		make -s -C "$REPO/tool" install DESTDIR="$stage" PREFIX=/usr/local >&2

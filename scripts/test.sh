@@ -3,12 +3,13 @@
 #
 # The one gate (make test):
 #   scripts/test.sh [KERNEL...]
-# the tool's host tests, then the guest plan on each KERNEL (default:
-# every base's BASE_TEST, scripts/base/: patched, upstream, patched612;
-# ARCH=arm64: patched), each
-# judged by scripts/ktap.sh; the last line adds them up: "N passed, N
-# failed". make test KERNEL=k passes k. ONLY=globs (scripts/common.sh)
-# runs only the plan entries and host steps whose names match.
+# the tool's host tests and the harness's own (harness:ktap,
+# harness:interrupt), then the guest plan on each KERNEL (default: every
+# base's BASE_TEST, scripts/base/: patched, upstream, patched612;
+# ARCH=arm64: patched), each judged by scripts/ktap.sh; the last line
+# adds them up: "N passed, N failed". make test KERNEL=k passes k.
+# ONLY=globs (scripts/common.sh) runs only the plan entries and host
+# steps whose names match; ONLY='harness:*' builds no kernel.
 # ARCH=arm64: the same for arm64 guests (out/KERNEL-arm64); the host
 # tests are the same.
 set -uo pipefail
@@ -38,6 +39,40 @@ if [ -f "$host" ]; then
 		"$(grep -c '^    not ok ' "$host") not ok"
 	: > "$results/host.console"
 	"$REPO/scripts/ktap.sh" "$results/host.console" "$host" > "$results/host.verdict"
+fi
+
+# The harness's own tests, on the host in seconds, no kernel: each prints
+# its cases as KTAP, the subtests of its step (as tool:host's), in
+# out/NAME.ktap (harness-ktap.ktap) and judged by ktap.sh like the rest.
+harness_step() {	# name command...
+	local name=$1 file=${1//:/-} tap
+	shift
+	only_match "$name" || return 0
+	selected=$((selected + 1))
+	tap=$CACHE/out/$file$ARCH_SUFFIX.ktap
+	ktap_case "$name" "    " "$@" > "$tap"
+	say "$name: $(grep -c '^    ok ' "$tap") ok, $(grep -c '^    not ok ' "$tap") not ok"
+	: > "$results/$file.console"
+	"$REPO/scripts/ktap.sh" "$results/$file.console" "$tap" > "$results/$file.verdict"
+}
+# ktap.sh on recorded runs, each with the verdict it must reach.
+harness_step harness:ktap "$REPO/scripts/test-ktap.sh"
+# compile (guest.sh) killed at several points, then run again: the
+# program must come out whole (no half-written output that looks new).
+harness_step harness:interrupt "$REPO/scripts/test-interrupt.sh"
+# No guest entry is named harness:*: ONLY of such names alone boots and
+# builds no kernel.
+only_harness() {
+	local pattern patterns
+	[ -n "$ONLY" ] || return 1
+	IFS=, read -r -a patterns <<<"$ONLY"
+	for pattern in "${patterns[@]}"; do
+		[ -z "$pattern" ] || [[ $pattern == harness:* ]] || return 1
+	done
+}
+if only_harness; then
+	say "ONLY=$ONLY: harness steps only, no kernel"
+	kernels=
 fi
 
 for k in $kernels; do

@@ -49,6 +49,11 @@ series_hash() {
 apply_series() {
 	local p
 	say "applying ${PATCHES#"$REPO/"}/series onto base"
+	# No record until the whole series is in: the next run applies again
+	# from base after an interruption or a patch that failed, instead of
+	# taking the half-applied tree for commits of its own ("make patches"
+	# would then drop the rest of the series).
+	rm -f "$APPLIED-head" "$APPLIED-series"
 	git_tree am --abort >/dev/null 2>&1 || true
 	git_tree checkout -q -f -B series base
 	while read -r p; do
