@@ -48,7 +48,8 @@ help:
 	@echo "                  Debian 13 on patched612 and upstream 6.12; walkers compared (docs/system.md)"
 	@echo "  KERNEL=k          one of them: patched, stock, patched612, upstream (no comparison)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/ (BASE=6.12: patches-6.12/)"
-	@echo "make patches      regenerate patches/ from the cached tree's series branch"
+	@echo "make patches      regenerate every series (BASE=b: one) from the cached tree's series"
+	@echo "                  branch, after writing selftests/pidfd/ into each tree"
 	@echo "make bisect-check build the kernel after every patch of the series"
 	@echo "  BASE=6.12         these three (and tree) on the 6.12 series: patches-6.12/, src/linux-6.12"
 	@echo "make matrix       every patch x every kconfig/matrix config, W=1 + sparse (docs/matrix.md;"
@@ -97,8 +98,11 @@ system: deps
 checkpatch: tree
 	@$(S)/checkpatch.sh
 
+# Without BASE: every series, so that a change to selftests/pidfd/ reaches
+# them all.
 patches:
-	@$(S)/patches.sh
+	@$(if $(filter command line environment,$(origin BASE)),$(S)/patches.sh,\
+		for b in $$(cd $(S)/base && ls *.sh | sed 's/\.sh$$//'); do BASE=$$b $(S)/patches.sh || exit; done)
 
 bisect-check: tree
 	@$(S)/bisect-check.sh

@@ -8,6 +8,12 @@
 # patch is [PATCH n/m] of the same m and the mails form one thread. The
 # cover letter's subject and text come from patches/cover-letter.txt
 # (first line: the subject); its Cc: line from get_maintainer.pl.
+#
+# The selftest files every series carries are written once, in
+# selftests/pidfd/: the tree's copy of each is brought up to date first,
+# the change folded into the last patch of the series that touched the
+# file. `make patches` without BASE does this for every base, so a change
+# there reaches every series; scripts/twins.sh checks that it did.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree x
@@ -15,6 +21,19 @@ lock tree x
 cover=$PATCHES/cover-letter.txt
 [ -f "$cover" ] || die "missing $cover"
 git -C "$TREE" diff --quiet HEAD || die "$TREE has uncommitted changes"
+
+selftests=tools/testing/selftests/pidfd
+for f in "$REPO"/selftests/pidfd/*; do
+	path=$selftests/${f##*/}
+	cmp -s "$f" "$TREE/$path" && continue
+	last=$(git -C "$TREE" log -1 --format=%s base..HEAD -- "$path")
+	[ -n "$last" ] || die "${f#"$REPO/"}: no patch of ${PATCHES#"$REPO/"} adds $path;" \
+		"add it to the one that first needs it"
+	say "${f#"$REPO/"} changed: folded into \"$last\""
+	cp "$f" "$TREE/$path"
+	git -C "$TREE" commit -q -m "fixup! $last" -- "$path"
+done
+GIT_SEQUENCE_EDITOR=true git -C "$TREE" rebase -q -i --autosquash base
 # Author dates in series order, as a mailed series has them.
 git -C "$TREE" rebase -q --ignore-date base
 

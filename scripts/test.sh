@@ -60,6 +60,10 @@ harness_step harness:ktap "$REPO/scripts/test-ktap.sh"
 # compile (guest.sh) killed at several points, then run again: the
 # program must come out whole (no half-written output that looks new).
 harness_step harness:interrupt "$REPO/scripts/test-interrupt.sh"
+# The series must not drift apart: the shared selftests one text in every
+# tree, and what a series adds elsewhere in the selftests and the UAPI
+# headers present in the others (scripts/twins.sh, selftests/twins.allow).
+harness_step series:twins "$REPO/scripts/twins.sh"
 # No guest entry is named harness:*: ONLY of such names alone boots and
 # builds no kernel.
 only_harness() {
