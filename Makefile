@@ -21,7 +21,8 @@ PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
 # patched, stock, upstream and patched612. Naming KERNEL (make test
 # KERNEL=stock, make system KERNEL=patched612) passes that one to them.
 # ONLY=globs: make test runs only the plan entries and host steps whose
-# names match (make test ONLY='conformance:send_signal*').
+# names match (make test ONLY='conformance:send_signal*'); ENTRY:CASE one
+# case of an entry (ONLY='conformance:errors_test:global.einval_unknown_flags').
 ONLY ?=
 export BASE KERNEL PIDFD_CACHE ONLY
 
@@ -39,7 +40,8 @@ help:
 	@echo "                  matrix:smoke and checkpatch of both series, pfkill's .deb. Ends 'N passed, N failed'"
 	@echo "  KERNEL=k          one kernel: patched, patched612, upstream, stock, debug, patched-<matrix config>"
 	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."
-	@echo "                    ONLY='conformance:send_signal*' (README: Running one test)"
+	@echo "                    ONLY='conformance:send_signal*' (README: Running one test); one case:"
+	@echo "                    ONLY='conformance:errors_test:global.einval_unknown_flags'"
 	@echo "  ARCH=arm64        the same on an arm64 guest (docs/arm64.md)"
 	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md; BASE=6.12:"
 	@echo "                  patched612 vs upstream)"

@@ -19,9 +19,17 @@
  *   pidfd.only=GLOBS   run only the plan entries whose name matches one of
  *                      these comma-separated fnmatch(3) patterns
  *                      (make test ONLY=...); the others are left out of
- *                      the plan, not reported as skipped
+ *                      the plan, not reported as skipped. ENTRY:CASE
+ *                      (CASE after the last colon) runs only that case of
+ *                      the entries ENTRY matches: see {case}
  *
- * Plan lines: "name timeout-seconds /path/to/program [args...]".
+ * Plan lines: "name timeout-seconds /path/to/program [args...]". An
+ * argument "{case}" marks a program whose kselftest harness takes a case
+ * filter: it becomes "-r CASE" (fixture.test, fixture.variant.test) or
+ * "-t CASE" (a test name alone) for each case pidfd.only selected, or
+ * nothing when the entry was selected whole. A case for an entry without
+ * it, or a case the program then reports no result for ("1..0", exit 0),
+ * is "not ok".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,8 +58,36 @@
 #endif
 #define KSFT_SKIP	4
 #define MAX_ARGS	32
+#define MAX_CASES	8
 
 static FILE *results;	/* pidfd.results, or NULL when there is none */
+
+/* The cases pidfd.only selected of an entry, and which of them reported. */
+static char cases[MAX_CASES][256];
+static int ncases, case_seen[MAX_CASES];
+
+/*
+ * A result line of the running program ("ok 1 global.x # SKIP"): mark
+ * the cases it is, by the full name (-r) or the test name (-t).
+ */
+static void see_case(const char *line)
+{
+	size_t len, clen;
+	int i;
+
+	if (strncmp(line, "ok ", 3) && strncmp(line, "not ok ", 7))
+		return;
+	line += strcspn(line, "0123456789");
+	line += strspn(line, "0123456789 ");
+	len = strcspn(line, " #");
+	for (i = 0; i < ncases; i++) {
+		clen = strlen(cases[i]);
+		if (len == clen ? !strncmp(line, cases[i], len) :
+		    len > clen && line[len - clen - 1] == '.' &&
+		    !strncmp(line + len - clen, cases[i], clen))
+			case_seen[i] = 1;
+	}
+}
 
 /* Write one line to the console and to the result port. */
 static void emit(const char *fmt, ...)
@@ -135,6 +171,7 @@ static void relay(char *buf, size_t *len, int flush_all)
 
 	while ((nl = memchr(start, '\n', buf + *len - start))) {
 		*nl = '\0';
+		see_case(start);
 		emit("    %s\n", start);
 		start = nl + 1;
 	}
@@ -237,12 +274,17 @@ static int run_program(char **argv, int timeout)
 /*
  * Is the plan entry @name selected by @only, a comma-separated list of
  * fnmatch(3) patterns (pidfd.only=)? Everything is when there is none.
+ * A pattern ENTRY:CASE whose ENTRY (up to its last colon) matches @name
+ * selects case CASE of it: cases[] holds every such CASE (ncases), none
+ * when a pattern matches @name itself (the whole entry), as only_case in
+ * scripts/common.sh.
  */
 static int selected(const char *name, const char *only)
 {
-	char pattern[256];
+	char pattern[256], *colon;
 	size_t len;
 
+	ncases = 0;
 	if (!only || !*only)
 		return 1;
 	while (*only) {
@@ -250,14 +292,22 @@ static int selected(const char *name, const char *only)
 		if (len > 0 && len < sizeof(pattern)) {
 			memcpy(pattern, only, len);
 			pattern[len] = '\0';
-			if (!fnmatch(pattern, name, 0))
+			if (!fnmatch(pattern, name, 0)) {
+				ncases = 0;
 				return 1;
+			}
+			colon = strrchr(pattern, ':');
+			if (colon && ncases < MAX_CASES) {
+				*colon = '\0';
+				if (!fnmatch(pattern, name, 0))
+					strcpy(cases[ncases++], colon + 1);
+			}
 		}
 		only += len;
 		if (*only == ',')
 			only++;
 	}
-	return 0;
+	return ncases > 0;
 }
 
 /* The name of a plan line (its first word), or NULL for a comment. */
@@ -289,7 +339,7 @@ static int count_plan(FILE *plan, const char *only)
 
 static int run_plan(const char *path, const char *only)
 {
-	char line[1024], *argv[MAX_ARGS + 1], *name, *save;
+	char line[1024], *argv[MAX_ARGS + 2 * MAX_CASES], *name, *save, *arg;
 	int number = 0, failed = 0;
 	FILE *plan = fopen(path, "r");
 
@@ -301,7 +351,7 @@ static int run_plan(const char *path, const char *only)
 	if (only)
 		emit("# init: only the entries that match %s\n", only);
 	while (fgets(line, sizeof(line), plan)) {
-		int argc = 0, timeout, status;
+		int argc = 0, timeout, status, slot = 0, i, unseen = -1;
 		char first[256];
 		double start;
 
@@ -310,9 +360,17 @@ static int run_plan(const char *path, const char *only)
 			continue;
 		name = strtok_r(line, " \t\n", &save);
 		timeout = atoi(strtok_r(NULL, " \t\n", &save) ?: "0");
-		while (argc < MAX_ARGS &&
-		       (argv[argc] = strtok_r(NULL, " \t\n", &save)))
-			argc++;
+		while (argc < MAX_ARGS && (arg = strtok_r(NULL, " \t\n", &save))) {
+			if (strcmp(arg, "{case}")) {
+				argv[argc++] = arg;
+				continue;
+			}
+			slot = 1;	/* -r CASE, -t CASE per case, or nothing */
+			for (i = 0; i < ncases; i++) {
+				argv[argc++] = strchr(cases[i], '.') ? "-r" : "-t";
+				argv[argc++] = cases[i];
+			}
+		}
 		argv[argc] = NULL;
 		number++;
 		if (!argc || timeout <= 0) {
@@ -320,10 +378,23 @@ static int run_plan(const char *path, const char *only)
 			failed++;
 			continue;
 		}
+		if (ncases && !slot) {
+			emit("not ok %d %s # case %s: its program takes no case filter (no kselftest harness with -r/-t: 6.1's ignores them)\n",
+			     number, name, cases[0]);
+			failed++;
+			continue;
+		}
 
 		emit("# running %s (timeout %d s)\n", name, timeout);
+		for (i = 0; i < ncases; i++) {
+			emit("# init: only case %s\n", cases[i]);
+			case_seen[i] = 0;
+		}
 		start = now();
 		status = run_program(argv, timeout);
+		for (i = ncases - 1; i >= 0; i--)
+			if (!case_seen[i])
+				unseen = i;
 		if (status == -1) {
 			emit("not ok %d %s # TIMEOUT after %d s\n", number, name,
 			     timeout);
@@ -331,6 +402,10 @@ static int run_plan(const char *path, const char *only)
 		} else if (WIFSIGNALED(status)) {
 			emit("not ok %d %s # killed by signal %d\n", number, name,
 			     WTERMSIG(status));
+			failed++;
+		} else if (unseen >= 0) {
+			emit("not ok %d %s # no case %s (exit status %d)\n",
+			     number, name, cases[unseen], WEXITSTATUS(status));
 			failed++;
 		} else if (WEXITSTATUS(status) == KSFT_SKIP) {
 			emit("ok %d %s # SKIP\n", number, name);

@@ -116,7 +116,8 @@ export CCACHE_NOHASHDIR=1
 # entries (conformance:send_signal_test, tool:host, smoke:bench:probe,
 # series:checkpatch ...): make test runs those that match, and leaves the
 # others out. The guest gets it as pidfd.only= (guest/init.c matches it
-# with fnmatch(3), as only_match does here). Empty: everything.
+# with fnmatch(3), as only_match and only_case do here). Empty:
+# everything. ENTRY:CASE runs one case of a plan entry (only_case).
 ONLY=${ONLY:-}
 
 # only_match NAME: NAME is selected by ONLY.
@@ -129,6 +130,27 @@ only_match() {
 		[ -n "$pattern" ] && [[ $1 == $pattern ]] && return 0
 	done
 	return 1
+}
+
+# only_case NAME: plan entry NAME is selected by ONLY: whole (a pattern
+# matches NAME; prints nothing) or some of its cases: each pattern
+# ENTRY:CASE whose ENTRY (up to the last colon) matches NAME selects case
+# CASE, the harness's name of it ("#  RUN" prints fixture.test or
+# fixture.variant.test; a test name alone is every fixture's); prints
+# them, one a line. As guest/init.c's selected(). Host steps take no
+# case: only_match.
+only_case() {
+	local pattern patterns cases=()
+	[ -z "$ONLY" ] && return 0
+	IFS=, read -r -a patterns <<<"$ONLY"
+	for pattern in "${patterns[@]}"; do
+		[ -n "$pattern" ] || continue
+		# shellcheck disable=SC2053	# globs, on purpose
+		[[ $1 == $pattern ]] && return 0
+		[[ $pattern == *:* && $1 == ${pattern%:*} ]] && cases+=("${pattern##*:}")
+	done
+	[ ${#cases[@]} -gt 0 ] || return 1
+	printf '%s\n' "${cases[@]}"
 }
 
 # verdicts FILE...: the failures (with their log lines) of scripts/ktap.sh

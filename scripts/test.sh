@@ -9,7 +9,8 @@
 # ARCH=arm64: patched), each judged by scripts/ktap.sh; the last line
 # adds them up: "N passed, N failed". make test KERNEL=k passes k.
 # ONLY=globs (scripts/common.sh) runs only the plan entries and host
-# steps whose names match; ONLY='harness:*' builds no kernel.
+# steps whose names match, ENTRY:CASE one case of a plan entry;
+# ONLY='harness:*' builds no kernel.
 # ARCH=arm64: the same for arm64 guests (out/KERNEL-arm64); the host
 # tests are the same.
 set -uo pipefail
@@ -90,10 +91,15 @@ for k in $kernels; do
 	fi
 	o=$CACHE/out/$k$ARCH_SUFFIX
 	# The guest entries ONLY selects; none: no boot for this kernel.
+	# A case (ENTRY:CASE) is one name: the harness compares with strcmp.
 	n=0
 	while read -r name _; do
 		case $name in ''|'#'*) continue ;; esac
-		only_match "$name" && n=$((n + 1))
+		c=$(only_case "$name") || continue
+		n=$((n + 1))
+		case $c in *[][*?]*)
+			die "ONLY=$ONLY: a case of $name is a glob (${c//$'\n'/ }); the kselftest harness takes exact names only (-r fixture.test or fixture.variant.test, -t test: as its '#  RUN' lines print them)" ;;
+		esac
 	done < "$o/rootfs/plans/test"
 	if [ $n = 0 ]; then
 		say "ONLY=$ONLY selects no entry of the $k plan: not booted"
