@@ -42,11 +42,28 @@ prune() {
 }
 
 # The conformance suite is built against one kselftest harness for every
-# kernel: tests/kselftest/, linux-source-6.12's kselftest_harness.h and
-# kselftest.h as they are (6.12.118-1~deb12u1). 6.1's harness ignores its
-# arguments; this one takes -r fixture[.variant].test and -t test, which
-# make test ONLY='conformance:FILE:CASE' passes (guest/init.c).
-harness_inc=$REPO/tests/kselftest
+# kernel, linux-source-6.12's: it takes -r fixture[.variant].test and -t
+# test, which make test ONLY='conformance:FILE:CASE' passes (guest/init.c);
+# 6.1's ignores its arguments. Its two headers are taken from the 6.12
+# package into the cache once (the kernel trees stay out of the
+# repository), from the extracted reference tree when there is one.
+harness_inc=$CACHE/src/kselftest-6.12
+if [ ! -f "$harness_inc/kselftest_harness.h" ]; then
+	rm -rf "$harness_inc.tmp"
+	mkdir -p "$harness_inc.tmp"
+	ref=$CACHE/src/upstream/tools/testing/selftests
+	if [ -f "$ref/kselftest_harness.h" ]; then
+		cp "$ref/kselftest_harness.h" "$ref/kselftest.h" "$harness_inc.tmp/"
+	else
+		tar -xJf "/usr/src/$(base_fact 6.12 BASE_PACKAGE).tar.xz" \
+			-C "$harness_inc.tmp" --strip-components=4 --wildcards \
+			'*/tools/testing/selftests/kselftest_harness.h' \
+			'*/tools/testing/selftests/kselftest.h' ||
+			die "cannot take the kselftest harness from linux-source-6.12"
+	fi
+	rm -rf "$harness_inc"
+	mv "$harness_inc.tmp" "$harness_inc"
+fi
 # compile (scripts/common.sh) rebuilds a program also when these changed.
 COMPILE_DEPS=("$headers/linux/pidfd.h" "$REPO/scripts/guest.sh" "$flags_stamp"
 	"$harness_inc"/*.h)
