@@ -4,6 +4,7 @@
  * and 5000 matching processes that this program starts itself.
  *
  *   tools [-n 100,1000,5000] [-p PFKILL] [-g PGREP] [-k PKILL] [-s STRACE -o DIR]
+ *         [-m MODE,...]
  *
  * Without options (the guest plan) it uses the guest's paths. Each
  * measured op is one run of the command, stdout counted through a pipe
@@ -13,12 +14,16 @@
  * -P OURPID): they can never select anybody else's process. The kill
  * commands send SIGURG, which the children ignore, so the same
  * processes serve every round. With -s, every command also runs once
- * per size under `strace -f -c -o DIR/<tool>-<n>.txt`.
+ * per size under `strace -f -c -o DIR/<tool>-<n>.txt`. With -m only
+ * the CPU and RSS rows of those modes are measured (no wall-time rows):
+ * a quick look at one mode while working on it.
  *
  * Besides wall time per run (tools.<mode>.<n>), each mode gets two rows
  * from the kernel's own accounting of the child (wait4): tools.cpu.* is
  * user+system CPU time, tools.rss.* peak RSS, A/B per round as usual.
- * Modes: list (-x), count (-c), full (-f), listfull (-a), kill (-URG).
+ * Modes: list (-x), count (-c), full (-f), listfull (-a), kill (-URG),
+ * euid (-u OURUID: the owner of every process checked) and threads (-w:
+ * each process's task directory read, one line per thread).
  *
  * In the guest a run at 5000 takes seconds under TCG, so the sizes can
  * come from the kernel command line, pidfd.bench_tools=100,1000 or
@@ -186,16 +191,29 @@ static int spawn(pid_t *kids, int have, int want, const char *name)
 	return 0;
 }
 
+/* Is word an element of the comma-separated list? */
+static int in_list(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *s = list; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, word, len) && (s[len] == ',' || !s[len]))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *pfkill = "/tests/tool/bin/pfkill", *pgrep = "/usr/bin/pgrep";
 	const char *pkill = "/usr/bin/pkill", *strace = NULL, *dir = "/tmp";
+	const char *only = NULL;
 	char sizes_arg[64] = "100,1000,5000", name[16], ppid[16], pat[24];
+	char uid[16];
 	char *size, *save;
 	pid_t *kids = NULL;
 	int have = 0, opt, i;
 
-	while ((opt = getopt(argc, argv, "n:p:g:k:s:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:g:k:s:o:m:")) != -1) {
 		switch (opt) {
 		case 'n': snprintf(sizes_arg, sizeof(sizes_arg), "%s", optarg); break;
 		case 'p': pfkill = optarg; break;
@@ -203,8 +221,9 @@ int main(int argc, char **argv)
 		case 'k': pkill = optarg; break;
 		case 's': strace = optarg; break;
 		case 'o': dir = optarg; break;
+		case 'm': only = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-n N,..] [-p pfkill] [-g pgrep] [-k pkill] [-s strace -o dir]\n",
+			fprintf(stderr, "usage: %s [-n N,..] [-p pfkill] [-g pgrep] [-k pkill] [-s strace -o dir] [-m mode,..]\n",
 				argv[0]);
 			return 2;
 		}
@@ -226,6 +245,7 @@ int main(int argc, char **argv)
 	bench_rounds = bench_param("rounds", 7);
 	snprintf(name, sizeof(name), "pfb-%d", getpid());
 	snprintf(ppid, sizeof(ppid), "%d", getpid());
+	snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
 	snprintf(pat, sizeof(pat), "^%s$", name);
 
 	for (size = strtok_r(sizes_arg, ",", &save); size;
@@ -236,7 +256,7 @@ int main(int argc, char **argv)
 		 * forks of us, so with -f their command line is ours: "."
 		 * under -P selects them all and reads each one.
 		 */
-		struct cmd cmds[10] = {
+		struct cmd cmds[14] = {
 			{ "pfgrep", { (char *)pfkill, "--list", "-x", "-P", ppid, pat }, n },
 			{ "pgrep", { (char *)pgrep, "-x", "-P", ppid, pat }, n },
 			{ "pfkill", { (char *)pfkill, "-URG", "-x", "-P", ppid, pat }, 0 },
@@ -247,9 +267,14 @@ int main(int argc, char **argv)
 			{ "pgrep-f", { (char *)pgrep, "-f", "-P", ppid, "." }, n },
 			{ "pfgrep-a", { (char *)pfkill, "--list", "-a", "-x", "-P", ppid, pat }, n },
 			{ "pgrep-a", { (char *)pgrep, "-a", "-x", "-P", ppid, pat }, n },
+			{ "pfgrep-u", { (char *)pfkill, "--list", "-u", uid, "-x", "-P", ppid, pat }, n },
+			{ "pgrep-u", { (char *)pgrep, "-u", uid, "-x", "-P", ppid, pat }, n },
+			{ "pfgrep-w", { (char *)pfkill, "--list", "-w", "-x", "-P", ppid, pat }, n },
+			{ "pgrep-w", { (char *)pgrep, "-w", "-x", "-P", ppid, pat }, n },
 		};
-		static const char *const modes[5] = { "list", "kill", "count",
-						      "full", "listfull" };
+		static const char *const modes[7] = { "list", "kill", "count",
+						      "full", "listfull", "euid",
+						      "threads" };
 		/* Wall-time rows (count is as list there), labels as plotted. */
 		static const struct { int pair; const char *a, *b; } wall[4] = {
 			{ 0, "pfgrep", "pgrep" }, { 1, "pfkill -URG", "pkill -URG" },
@@ -266,7 +291,7 @@ int main(int argc, char **argv)
 		}
 		have = n;
 
-		for (i = 0; i < 4; i++) {
+		for (i = 0; !only && i < 4; i++) {
 			int k = wall[i].pair;
 
 			snprintf(bname, sizeof(bname), "tools.%s.%d", modes[k], n);
@@ -274,7 +299,9 @@ int main(int argc, char **argv)
 				   (struct bench_side){ wall[i].a, op_run, &cmds[2 * k] },
 				   (struct bench_side){ wall[i].b, op_run, &cmds[2 * k + 1] });
 		}
-		for (i = 0; i < 5; i++) {
+		for (i = 0; i < 7; i++) {
+			if (only && !in_list(only, modes[i]))
+				continue;
 			snprintf(bname, sizeof(bname), "%s.%d", modes[i], n);
 			usage_pair(bname, &cmds[2 * i], &cmds[2 * i + 1]);
 		}

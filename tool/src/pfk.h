@@ -63,6 +63,12 @@ struct pfk_filter {
 	bool negate;			/* -v */
 	bool threads;			/* --thread / -w: one entry per thread */
 	bool thread_tgid_fd;		/* with threads: also hold /proc/<tgid> */
+	bool path_dirs;			/* listing: O_PATH directory fds */
+	bool by_path;			/* listing of stat, cmdline and the
+					 * owner only: no directory fd */
+	bool one_thread_stat;		/* with threads, listing: a process
+					 * with one thread is listed through
+					 * /proc/<pid>, task/ left unread */
 	bool include_ancestors;		/* allow our parent chain to match */
 	bool drop_ancestors;		/* -A: out before -n/-o pick, as procps */
 	bool keep_cmdline;		/* -a: callers want the command line */

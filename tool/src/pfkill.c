@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,7 +99,7 @@ struct pfkill_ctl {
 	bool resource_failed;		/* a handle lacked fds or memory: exit 3 */
 };
 
-/* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5 where race-free. */
+/* Options of procps-ng 4.0.2 pgrep/pkill, and of 4.0.5/4.0.6 where race-free. */
 enum {
 	OPT_SIGNAL = 0x100, OPT_NS, OPT_NSLIST, OPT_CGROUP, OPT_ENV,
 	/* ours */
@@ -141,6 +142,8 @@ static const struct option procps_opts[] = {
 	{ "env",		required_argument, NULL, OPT_ENV },
 	{ "shell-quote",	no_argument,	   NULL, 'Q' },
 	{ "mrelease",		no_argument,	   NULL, 'm' },
+	/* 4.0.6: with --queue there, --q and --qu are ambiguous */
+	{ "quiet",		no_argument,	   NULL, OPT_QUIET },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
 };
@@ -154,8 +157,6 @@ static const struct option our_opts[] = {
 	{ "thread",		no_argument,	   NULL, OPT_THREAD },
 	{ "scope",		required_argument, NULL, OPT_SCOPE },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
-	/* procps 4.0.6's; here so that --q and --qu stay 4.0.2's --queue */
-	{ "quiet",		no_argument,	   NULL, OPT_QUIET },
 	{ "format",		required_argument, NULL, OPT_FORMAT },
 };
 
@@ -508,28 +509,84 @@ static bool pidfile_locked(int fd)
 	       (errno == EACCES || errno == EAGAIN);
 }
 
+/* What a pid file may not be, named for the message; NULL if it may. */
+static const char *pidfile_refused(mode_t mode)
+{
+	if (S_ISREG(mode) || S_ISFIFO(mode))
+		return NULL;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
 /*
- * procps 4.0.2's pid file rules: a regular file starting with a pid.
- * "-" is our stdin (procps 4.0.5), which may be a pipe.
+ * A pipe's writer may not have written yet (a process substitution,
+ * <(echo $pid)), nor all at once: wait for it, then read up to the end
+ * of the first line, as procps's fgets() does.
+ */
+static ssize_t read_pipe_line(int fd, char *buf, size_t size)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t len = 0;
+	ssize_t n;
+
+	while (poll(&pfd, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	while (len + 1 < size && !memchr(buf, '\n', len)) {
+		n = read(fd, buf + len, size - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	return len ? (ssize_t)len : -1;
+}
+
+/*
+ * procps's pid file: a file starting with a pid, which procps opens
+ * whatever it is.  We read a regular file, a FIFO or pipe (a process
+ * substitution's /dev/fd/N is one), or stdin for "-" (procps 4.0.5).
+ * Anything else is refused before it is opened, since opening one can
+ * act (a tape rewinds, a terminal becomes ours) and reading one can
+ * block for good: a directory, a device, a socket.
  */
 static void read_pidfile(struct pfkill_ctl *ctl)
 {
 	bool std_in = strcmp(ctl->pidfile, "-") == 0;
 	char buf[12] = "", *end;
+	const char *why = NULL;
 	unsigned long pid;
 	struct stat st;
 	ssize_t n = -1;
-	int fd;
+	int fd = -1;
 
 	if (std_in)
 		fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
-	else
+	else if (stat(ctl->pidfile, &st) == 0 &&
+		 (why = pidfile_refused(st.st_mode)) == NULL)
 		fd = open(ctl->pidfile, O_RDONLY | O_NOCTTY | O_NONBLOCK |
 			  O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 &&
-	    (std_in || (S_ISREG(st.st_mode) && st.st_size > 0)) &&
-	    (!ctl->lock || pidfile_locked(fd)))
-		n = read(fd, buf, sizeof(buf) - 1);
+	/* What was opened, not what the name said a moment before. */
+	if (fd >= 0 && fstat(fd, &st) == 0 && !std_in)
+		why = pidfile_refused(st.st_mode);
+	if (why)
+		errx(EXIT_NOMATCH, "pidfile not valid: %s is %s (a pid file "
+		     "is a regular file or a pipe)", ctl->pidfile, why);
+	if (fd >= 0 && (!ctl->lock || pidfile_locked(fd))) {
+		if (std_in || S_ISFIFO(st.st_mode))
+			n = read_pipe_line(fd, buf, sizeof(buf));
+		else if (st.st_size > 0)
+			n = read(fd, buf, sizeof(buf) - 1);
+	}
 	if (fd >= 0)
 		close(fd);
 	if (n > 0) {
@@ -741,10 +798,13 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	if (ctl->mode == MODE_LIST && (ctl->wait || ctl->scope == PFK_SCOPE_PGROUP))
 		bad_usage("--wait, --timeout and --scope pgroup are for "
 			  "pfkill, not for listing");
-	if (ctl->mode == MODE_WAIT && (ctl->has_then || ctl->queue ||
+	/*
+	 * procps shares one table of long options among its three modes:
+	 * pidwait takes --queue N and sends nothing, and so do we.
+	 */
+	if (ctl->mode == MODE_WAIT && (ctl->has_then ||
 				       ctl->scope != PFK_SCOPE_PROCESS))
-		bad_usage("--then, --queue and --scope are for pfkill, not for "
-			  "waiting");
+		bad_usage("--then and --scope are for pfkill, not for waiting");
 	if (ctl->scope == PFK_SCOPE_PGROUP && f->threads)
 		bad_usage("--scope pgroup and -w exclude each other");
 	if (ctl->require_handler) {
@@ -756,6 +816,16 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		f->threads = true;
 	else if (f->threads && ctl->mode != MODE_LIST)
 		f->thread_tgid_fd = true;	/* -w: the process stands for it */
+	f->path_dirs = ctl->mode == MODE_LIST;
+	/*
+	 * A listing that needs no file but stat and cmdline, nor a handle
+	 * (--format pid:inode), opens those two by path (match_path()).
+	 */
+	f->by_path = ctl->mode == MODE_LIST && !f->threads && !f->want_ino &&
+		     !f->ident_pid.n && !f->ns_given && !f->cgroup.n &&
+		     !f->env.n && !f->ruid.n && !f->rgid.n && !f->handler_sig;
+	/* Listing holds no thread handle: /proc/<pid> serves for one thread. */
+	f->one_thread_stat = f->threads && ctl->mode == MODE_LIST;
 	/* Listing and waiting cannot hurt an ancestor: as procps, keep them. */
 	f->include_ancestors = ctl->mode != MODE_KILL || ctl->include_ancestors;
 	if (ctl->ignore_ancestors)

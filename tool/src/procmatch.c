@@ -48,6 +48,16 @@ struct pfk_scan {
 	unsigned int tries;		/* its retries with no batch held */
 	size_t unexamined;		/* candidates given up on (out of fds) */
 	int unexamined_err;
+	unsigned long long nthreads;	/* stat's num_threads, last read */
+	/* one_thread_stat: a process's stat, read to count its threads */
+	struct pfk_proc pre;
+	pid_t pre_ppid, pre_session;
+	unsigned long pre_tty;
+	bool pre_valid;
+	/* by_path: the candidate's files opened ahead (see match_path()) */
+	int cmd_fd, stat_fd;
+	bool cmd_dirty;			/* a file opened after cmd_fd's last read */
+	unsigned int pre_euid;
 };
 
 /*
@@ -228,7 +238,18 @@ void pfk_escape(char *str, size_t len)
 {
 	static int utf8;	/* 0 unknown, 1 yes, -1 no */
 	unsigned char *s = (unsigned char *)str;
+	size_t i = 0;
 
+	/*
+	 * Printable ASCII stays as it is in every case, and is nearly all
+	 * a command line holds: skip it at the speed of a compare.
+	 */
+	while (i < len && (unsigned char)(s[i] - 0x20) < 0x5f)
+		i++;
+	if (i == len)
+		return;
+	s += i;
+	len -= i;
 	if (!utf8) {
 		const char *cs = nl_langinfo(CODESET);
 
@@ -238,7 +259,7 @@ void pfk_escape(char *str, size_t len)
 		esc_all(s, len);
 		return;
 	}
-	for (size_t i = 0; i < len; ) {
+	for (i = 0; i < len; ) {
 		int n = u8len(s[i]);
 		bool broken = n < 0 || i + n > len;
 
@@ -288,6 +309,40 @@ void pfk_filter_free(struct pfk_filter *flt)
 	flt->has_pattern = false;
 }
 
+/* match_dir()'s dirfd for a candidate read by path (flt->by_path). */
+#define BY_PATH (-100)
+
+/*
+ * Open a file of the candidate: below dirfd, or with BY_PATH as
+ * /proc/<cur>/<name>, where the files match_path() opened ahead are
+ * taken first.  cmd_fd is lent, not handed over (*lent): it stays open
+ * until the candidate is decided, as the handle that tells whether every
+ * file opened by path was its process's.
+ */
+static int file_open(struct pfk_scan *scan, int dirfd, const char *name,
+		     bool *lent)
+{
+	char path[40];
+	int fd;
+
+	*lent = false;
+	if (dirfd != BY_PATH)
+		return scan_openat(scan, dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (scan->cmd_fd >= 0 && strcmp(name, "cmdline") == 0) {
+		*lent = true;
+		return scan->cmd_fd;
+	}
+	if (scan->stat_fd >= 0 && strcmp(name, "stat") == 0) {
+		fd = scan->stat_fd;
+		scan->stat_fd = -1;
+		return fd;
+	}
+	snprintf(path, sizeof(path), "%s/%s", scan->cur, name);
+	fd = scan_openat(scan, scan->flt->proc_fd, path, O_RDONLY | O_CLOEXEC);
+	scan->cmd_dirty = true;
+	return fd;
+}
+
 /*
  * Read a whole file below dirfd into *buf (NUL-terminated); length or -1.
  * A read that returns less than asked is the end: procfs hands out a
@@ -299,9 +354,10 @@ static ssize_t read_at(struct pfk_scan *scan, int dirfd, const char *name,
 {
 	size_t len = 0;
 	ssize_t r;
-	int fd;
+	bool lent;
+	int fd, e = 0;
 
-	fd = scan_openat(scan, dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = file_open(scan, dirfd, name, &lent);
 	if (fd < 0)
 		return -1;
 	for (;;) {
@@ -310,28 +366,32 @@ static ssize_t read_at(struct pfk_scan *scan, int dirfd, const char *name,
 			char *nb = realloc(*buf, sz);
 
 			if (!nb) {
-				close_file(scan, fd);
-				errno = ENOMEM;
-				return -1;
+				e = ENOMEM;
+				break;
 			}
 			*buf = nb;
 			*bufsz = sz;
 		}
-		r = read(fd, *buf + len, *bufsz - len - 1);
+		/* At an offset: a lent cmd_fd may be read more than once. */
+		r = pread(fd, *buf + len, *bufsz - len - 1, len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			int e = errno;
-
-			close_file(scan, fd);
-			errno = e;
-			return -1;
+			e = errno;
+			break;
 		}
 		len += r;
 		if ((size_t)r < *bufsz - (len - r) - 1)
 			break;		/* short read (or 0): the end */
 	}
-	close_file(scan, fd);
+	if (!lent)
+		close_file(scan, fd);
+	else if (!e)
+		scan->cmd_dirty = false;
+	if (e) {
+		errno = e;
+		return -1;
+	}
 	(*buf)[len] = '\0';
 	return len;
 }
@@ -342,9 +402,10 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 {
 	size_t len = 0;
 	ssize_t r;
+	bool lent;
 	int fd, e = 0;
 
-	fd = scan_openat(scan, dirfd, name, O_RDONLY | O_CLOEXEC);
+	fd = file_open(scan, dirfd, name, &lent);
 	if (fd < 0)
 		return -1;
 	while (len + 1 < size) {
@@ -368,10 +429,39 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 	return len;
 }
 
+/*
+ * One decimal field of stat, as strtoull() reads it there (blanks, an
+ * optional sign, digits; a negative one wraps) at a fraction of its
+ * cost: the scan parses twenty of these per process.  Where it ends, or
+ * NULL for no digits or an overflow.
+ */
+static const char *stat_field(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	bool neg;
+
+	while (*s == ' ')
+		s++;
+	neg = *s == '-';
+	s += neg || *s == '+';
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned int d = *s - '0';
+
+		if (v > (~0ULL - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	*out = neg ? -v : v;
+	return s;
+}
+
 static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 		     pid_t *ppid, pid_t *session, unsigned long *tty)
 {
-	char buf[1024], *open_paren, *close_paren, *s;
+	char buf[1024], *open_paren, *close_paren;
+	const char *s;
 	unsigned long long f[20];
 	size_t namelen;
 	int i;
@@ -409,15 +499,11 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 	p->state = *s;
 	if (*s)
 		s += 2;		/* skip the one-letter state */
-	for (i = 1; i < 20; i++) {
-		char *end;
-
-		errno = 0;
-		f[i] = strtoull(s, &end, 10);
-		if (end == s || errno)
+	for (i = 1; i < 20; i++)
+		if (!(s = stat_field(s, &f[i])))
 			goto bad;
-		s = end;
-	}
+	if (scan)
+		scan->nthreads = f[17];
 	if (ppid)
 		*ppid = f[1];
 	p->pgrp = f[2];
@@ -542,18 +628,31 @@ static ssize_t argv_text(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	if (n > CMDLINE_MAX)
 		n = CMDLINE_MAX;
 	if (n > 0) {
+		bool escape = false;
+		ssize_t k;
+
 		for (i = n; i > 0 && b[i - 1] == '\0'; i--)
 			;
-		while (i-- > 0)
-			if (b[i] == '\0' || b[i] == '\n')
-				b[i] = ' ';
-		if (b[n - 1] == ' ')
-			b[n - 1] = '\0';
+		/*
+		 * One pass: separators become spaces, and whether anything
+		 * else outside printable ASCII is there (pfk_escape()).
+		 */
+		for (k = 0; k < i; k++) {
+			unsigned char c = b[k];
+
+			if ((unsigned char)(c - 0x20) < 0x5f)
+				continue;
+			if (c == '\0' || c == '\n')
+				b[k] = ' ';
+			else
+				escape = true;
+		}
+		/* A last separator is cut, trailing NULs are dropped. */
+		n = i == n && b[n - 1] == ' ' ? n - 1 : i;
 		b[n] = '\0';
-		n = strlen(b);
+		if (escape)
+			pfk_escape(b, n);
 	}
-	if (n > 0)
-		pfk_escape(b, n);
 	return n;
 }
 
@@ -692,8 +791,22 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	unsigned long tty = 0;
 	pid_t ppid = 0, session = 0;
 	const char *text = NULL;
-	bool m = true, argv_matched = false;
+	bool m = true, argv_matched = false, have_stat = scan->pre_valid;
 	int r;
+
+	if (have_stat) {
+		/* next_dir() read it: a process with one thread. */
+		scan->pre_valid = false;
+		memcpy(p->name, scan->pre.name, sizeof(p->name));
+		p->long_name = scan->pre.long_name;
+		scan->pre.long_name = NULL;
+		p->state = scan->pre.state;
+		p->pgrp = scan->pre.pgrp;
+		p->starttime = scan->pre.starttime;
+		ppid = scan->pre_ppid;
+		session = scan->pre_session;
+		tty = scan->pre_tty;
+	}
 
 	/*
 	 * -f: the pattern usually rules out most processes, and for them
@@ -711,7 +824,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		argv_matched = n > 0;
 	}
 	/* argv_only: p's stat fields stay 0; full_text() reads them if needed. */
-	if (!(argv_matched && flt->argv_only) &&
+	if (!have_stat && !(argv_matched && flt->argv_only) &&
 	    read_stat(scan, dirfd, p, &ppid, &session, &tty) < 0)
 		return -1;
 	if (p->pid == scan->skip[0])
@@ -735,8 +848,25 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		m = false;
 	if (m && flt->older && !older_match(scan, p))
 		m = false;
-	if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
-		  flt->handler_sig)) {
+	/*
+	 * -u alone: a /proc/<pid> directory (and a task's) is owned by the
+	 * effective uid and gid of its task, whatever its dumpable state
+	 * (task_dump_owner(): the rule for world-readable directories,
+	 * kept for procps, which read the euid so), mapped into our user
+	 * namespace as status maps it.  fstat() costs a tenth of reading
+	 * status.
+	 */
+	if (m && flt->euid.n && !flt->ruid.n && !flt->rgid.n &&
+	    !flt->handler_sig) {
+		struct stat st;
+
+		if (dirfd == BY_PATH)
+			st.st_uid = scan->pre_euid;
+		else if (fstat(dirfd, &st) < 0)
+			return -1;
+		m = pfk_ids_has(&flt->euid, st.st_uid);
+	} else if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
+			 flt->handler_sig)) {
 		char status[4096];
 		unsigned long ruid, euid, rgid, egid;
 		const char *cgt;
@@ -820,6 +950,72 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	return 1;
 }
 
+/*
+ * A listing that reads nothing but stat, cmdline and the owner (flt->
+ * by_path) opens /proc/<pid>/stat and /proc/<pid>/cmdline by path, with
+ * no directory fd: one file fewer per process.  They are still one
+ * process's.  The first file opened holds that process (cmdline when
+ * it is read at all, else stat), and every other lookup by path comes
+ * before that file is read (or, if one had to come later, the file is
+ * read again after it).  Reading a /proc/<pid> file fails (ESRCH) once
+ * its process has been reaped, and only a reaped process's PID can go to
+ * another: so a successful read says that each lookup by path before it
+ * found the same process.  The same as match_dir().
+ */
+static int match_path(struct pfk_scan *scan, struct pfk_proc *p)
+{
+	const struct pfk_filter *flt = scan->flt;
+	bool euid_only = flt->euid.n && !flt->ruid.n && !flt->rgid.n &&
+			 !flt->handler_sig;
+	char path[40];
+	int r = -1, e;
+
+	scan->cmd_fd = scan->stat_fd = -1;
+	scan->cmd_dirty = false;
+	if ((flt->full && flt->has_pattern) || flt->keep_cmdline) {
+		snprintf(path, sizeof(path), "%s/cmdline", scan->cur);
+		scan->cmd_fd = scan_openat(scan, flt->proc_fd, path,
+					   O_RDONLY | O_CLOEXEC);
+		if (scan->cmd_fd < 0)
+			return -1;
+	}
+	if (!flt->argv_only) {
+		snprintf(path, sizeof(path), "%s/stat", scan->cur);
+		scan->stat_fd = scan_openat(scan, flt->proc_fd, path,
+					    O_RDONLY | O_CLOEXEC);
+		if (scan->stat_fd < 0)
+			goto out;
+		scan->cmd_dirty = true;
+	}
+	if (euid_only) {
+		struct stat st;
+
+		/* The owner of /proc/<pid> (see match_dir()), by path. */
+		if (fstatat(flt->proc_fd, scan->cur, &st, 0) < 0)
+			goto out;
+		scan->pre_euid = st.st_uid;
+		scan->cmd_dirty = true;
+	}
+	r = match_dir(scan, BY_PATH, p);
+	/* A match: was cmdline read after the last lookup?  Else now. */
+	if (r > 0 && scan->cmd_fd >= 0 && scan->cmd_dirty) {
+		char c;
+
+		/* Far past the end: no data read, but ESRCH if reaped. */
+		if (pread(scan->cmd_fd, &c, 1, (off_t)1 << 40) < 0) {
+			pfk_proc_release(p);
+			r = -1;
+		}
+	}
+out:
+	e = errno;
+	close_later(scan, scan->cmd_fd, flt->defer_close);
+	close_later(scan, scan->stat_fd, flt->defer_close);
+	scan->cmd_fd = scan->stat_fd = -1;
+	errno = e;
+	return r;
+}
+
 static bool numeric(const char *s, pid_t *out)
 {
 	long v = 0;
@@ -833,6 +1029,18 @@ static bool numeric(const char *s, pid_t *out)
 	}
 	*out = v;
 	return true;
+}
+
+/*
+ * How a candidate's directory is opened.  A listing only reads files
+ * below it and never signals through it, so an O_PATH fd serves: it
+ * holds the process as well (a file opened below it is that process's,
+ * or the open fails), and costs less to open and to close.  Signaling
+ * and waiting need a real /proc/<pid> fd (pidfd_send_signal()).
+ */
+static int dir_flags(const struct pfk_filter *flt)
+{
+	return (flt->path_dirs ? O_PATH : O_RDONLY) | O_DIRECTORY | O_CLOEXEC;
 }
 
 /*
@@ -869,7 +1077,7 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 			scan->again = false;
 			numeric(scan->cur, pid);
 			fd = scan_openat(scan, dirfd(scan->task_dir), scan->cur,
-					 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+					 dir_flags(flt));
 			if (fd < 0 && pfk_resource_error(errno))
 				return -3;
 			if (fd < 0)
@@ -899,8 +1107,12 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 		}
 		scan->again = false;
 		numeric(scan->cur, tgid);
+		if (flt->by_path) {
+			*pid = *tgid;
+			return BY_PATH;
+		}
 		fd = scan_openat(scan, flt->proc_fd, scan->cur,
-				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				 dir_flags(flt));
 		if (fd < 0 && pfk_resource_error(errno))
 			return -3;
 		if (fd < 0)
@@ -908,6 +1120,34 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 		if (!flt->threads) {
 			*pid = *tgid;
 			return fd;
+		}
+		/*
+		 * A listing of threads: most processes have one, and its
+		 * entry would show what the process's stat shows (the name,
+		 * state, ids and start time are its leader's; only the
+		 * counters we do not read differ).  Read that once here, and
+		 * walk task/ only for a process that has more threads.
+		 */
+		if (flt->one_thread_stat) {
+			struct pfk_proc *pre = &scan->pre;
+
+			if (read_stat(scan, fd, pre, &scan->pre_ppid,
+				      &scan->pre_session, &scan->pre_tty) < 0) {
+				e = errno;
+				close_file(scan, fd);
+				if (pfk_resource_error(e)) {
+					errno = e;
+					return -3;
+				}
+				continue;	/* the process exited */
+			}
+			if (scan->nthreads <= 1) {
+				scan->pre_valid = true;
+				*pid = *tgid;
+				return fd;
+			}
+			free(pre->long_name);
+			pre->long_name = NULL;
 		}
 		/* Threads: walk this process's task/ next. */
 		{
@@ -1041,6 +1281,7 @@ void pfk_scan_close(struct pfk_scan *scan)
 		closedir(scan->proc_dir);
 	if (scan->have_best)
 		pfk_proc_release(&scan->best);
+	free(scan->pre.long_name);
 	free(scan->skip);
 	free(scan->buf);
 	free(scan->raw);
@@ -1188,7 +1429,9 @@ ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 			break;
 		}
 		r = -1;
-		if (fd >= 0) {
+		if (fd == BY_PATH) {
+			r = match_path(scan, &p);
+		} else if (fd >= 0) {
 			p.dirfd = fd;
 			r = match_dir(scan, fd, &p);
 		}
