@@ -54,9 +54,13 @@ for f in "$shared"/*; do
 	status=ok
 	for b in $BASES; do
 		if ! show "$b" "$path" | cmp -s - "$f"; then
-			{ show "$b" "$path" | diff "$f" - | head -n 5 | sed 's/^/# /'
-			  echo "# $(tree_of "$b")/$path differs from $name:" \
-				"make patches writes it there"; } | note
+			{ show "$b" "$path" | diff --unchanged-line-format= \
+				--old-line-format="# $name:%dn: %L" \
+				--new-line-format="# $(tree_of "$b")/$path:%dn: %L" \
+				"$f" - | head -n 6
+			  echo "# the $b series differs from $name:" \
+				"make patches writes it into every series"; } > "$tmp"
+			note < "$tmp"
 			status=not-ok
 		fi
 	done
