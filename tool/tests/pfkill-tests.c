@@ -797,6 +797,54 @@ static int t_lib_stat_odd_name(void)
 	return PASS;
 }
 
+/*
+ * A name of 16 bytes or more (a kernel thread's) is kept in p->x, and a
+ * short one read into the same record drops it.  Read from stat files
+ * written here: no process has such a name but a kernel thread.
+ */
+static int write_stat(int dirfd, const char *name, unsigned long long start)
+{
+	char buf[256];
+	int fd, len;
+
+	len = snprintf(buf, sizeof(buf), "7 (%s) S 2 0 0 0 -1 69238880 0 0 0 "
+		       "0 0 0 0 0 0 -20 1 0 %llu 0 0\n", name, start);
+	fd = openat(dirfd, "stat", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	if (write(fd, buf, len) != len) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int t_lib_stat_long_name(void)
+{
+	const char *lng = "kworker/0:1H-kblockd";
+	struct pfk_proc p = { .dirfd = -1, .pidfd = -1, .tgid_fd = -1 };
+	char dir[] = "/tmp/pfk-statXXXXXX";
+	int fd;
+
+	CHECK(mkdtemp(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0);
+	CHECK(write_stat(fd, lng, 12345) == 0);
+	CHECK(pfk_read_stat(fd, &p, NULL, NULL, NULL) == 0);
+	CHECK(p.x && strcmp(pfk_proc_name(&p), lng) == 0);
+	CHECK(p.name[0] == '\0' && p.starttime == 12345 && p.state == 'S');
+	CHECK(!pfk_proc_cmdline(&p) && !pfk_proc_ino(&p));
+	CHECK(write_stat(fd, "short", 678) == 0);
+	CHECK(pfk_read_stat(fd, &p, NULL, NULL, NULL) == 0);
+	CHECK(strcmp(pfk_proc_name(&p), "short") == 0 && p.starttime == 678);
+	pfk_proc_release(&p);
+	CHECK(!p.x);
+	unlinkat(fd, "stat", 0);
+	close(fd);
+	CHECK(rmdir(dir) == 0);
+	return PASS;
+}
+
 static int t_lib_newest_oldest(void)
 {
 	char name[16], re[40];
@@ -3680,6 +3728,7 @@ static const struct {
 	{ "unit_probe_pidfs", t_probe_pidfs },
 	{ "lib_match_name", t_lib_match_name },
 	{ "lib_stat_odd_name", t_lib_stat_odd_name },
+	{ "lib_stat_long_name", t_lib_stat_long_name },
 	{ "lib_newest_oldest", t_lib_newest_oldest },
 	{ "lib_signal_step", t_lib_signal_step },
 	{ "lib_gone_before_signal", t_lib_gone },
