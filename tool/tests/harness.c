@@ -72,6 +72,8 @@ static const struct {
 	{ "e2e_identity_reuse_one_tick", t_e2e_identity_reuse_one_tick },
 	{ "e2e_bad_input", t_e2e_bad_input },
 	{ "differential_procps", t_differential },
+	{ "differential_deviations", t_differential_deviations },
+	{ "differential_aliases", t_differential_aliases },
 };
 
 static void find_pfkill(void)

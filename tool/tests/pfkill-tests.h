@@ -208,5 +208,7 @@ int t_e2e_complete_low_limits(void);
 
 /* differential.c */
 int t_differential(void);
+int t_differential_deviations(void);
+int t_differential_aliases(void);
 
 #endif
