@@ -114,39 +114,68 @@ enum pfk_result {
 };
 
 /*
+ * What few matches need: a name of 16 bytes or more (a workqueue worker's
+ * "kworker/0:1H-kblockd"), the command line (-a), the pidfs inode
+ * (--format pid:inode), the group leader's fd (--pgroup).  Allocated on
+ * first use (pfk_proc_extra()), freed with the process's record.
+ */
+struct pfk_proc_extra {
+	char *long_name;		/* the name, escaped */
+	char *cmdline;			/* only with filter->keep_cmdline */
+	unsigned long long ino;		/* pidfs inode of ->pidfd; 0: not known */
+	unsigned int argv_len;		/* with keep_argv: raw argv bytes */
+	int group_fd;			/* --pgroup: dirfd of the group leader */
+};
+
+/*
  * One matched process (or thread), held by its /proc directory fd.  Kill
- * mode holds a batch of these for every match at once, so it is kept
- * small: the name inline only up to 15 bytes (what a task's comm holds),
- * a longer one (a workqueue worker's "kworker/0:1H-kblockd") on the heap.
+ * mode holds one of these for every match at once (it signals after the
+ * whole scan, as pkill does), so it is kept to 64 bytes: what every
+ * match needs inline, the rest behind ->x, NULL for most.  A record must
+ * start zeroed but for its fds (-1); pfk_proc_release() frees it.
  */
 struct pfk_proc {
 	int dirfd;			/* /proc/<pid> or /proc/<tgid>/task/<tid> */
 	int pidfd;			/* pidfd for --wait / thread signals, or -1 */
-	int group_fd;			/* --pgroup: dirfd of the group leader */
-	int proc_fd;			/* borrowed: the procfs root it came from */
 	int tgid_fd;			/* -w kill mode: /proc/<tgid>, or -1 */
 	pid_t pid;			/* the tid with --thread */
 	pid_t tgid;
 	pid_t pgrp;
-	unsigned long long starttime;	/* clock ticks after boot, stat field 22 */
-	unsigned long long ino;		/* pidfs inode of ->pidfd; 0: not known */
-	char *cmdline;			/* only with filter->keep_cmdline */
-	char *long_name;		/* the name when it is 16 bytes or more */
-	unsigned int argv_len;		/* with keep_argv: raw argv bytes */
-	int err;
 	int exit_status;		/* as wait(2) encodes it, if has_status */
-	unsigned char result;		/* enum pfk_result */
-	char state;			/* stat field 3: R S D Z T ... */
-	bool escalated;			/* --then: the second signal reached it */
-	bool has_status;		/* pfk_wait() read how it ended */
-	bool wait_failed;		/* pfk_wait() could not hold it (->err) */
-	char name[16];			/* comm, escaped as procps shows it */
+	unsigned int err : 12;		/* errno (Linux's all fit in 12 bits) */
+	unsigned int result : 4;	/* enum pfk_result */
+	unsigned int state : 8;		/* stat field 3: R S D Z T ... */
+	unsigned int escalated : 1;	/* --then: the second signal reached it */
+	unsigned int has_status : 1;	/* pfk_wait() read how it ended */
+	unsigned int wait_failed : 1;	/* pfk_wait() could not hold it (->err) */
+	unsigned long long starttime;	/* clock ticks after boot, stat field 22 */
+	struct pfk_proc_extra *x;	/* the rarely needed rest, or NULL */
+	char name[16];			/* comm, escaped as procps shows it, if
+					 * under 16 bytes (else x->long_name) */
 };
+
+/* p->x, allocated (zeroed, group_fd -1) if there is none yet; NULL: ENOMEM. */
+struct pfk_proc_extra *pfk_proc_extra(struct pfk_proc *p);
+
+/* Free p->x and close what it holds; p's own fds stay open. */
+void pfk_proc_free_extra(struct pfk_proc *p);
 
 /* The name (comm, up to 63 bytes, escaped), wherever it is kept. */
 static inline const char *pfk_proc_name(const struct pfk_proc *p)
 {
-	return p->long_name ? p->long_name : p->name;
+	return p->x && p->x->long_name ? p->x->long_name : p->name;
+}
+
+/* The command line kept for -a, or NULL. */
+static inline const char *pfk_proc_cmdline(const struct pfk_proc *p)
+{
+	return p->x ? p->x->cmdline : NULL;
+}
+
+/* The pidfs inode of p->pidfd, 0 if not known. */
+static inline unsigned long long pfk_proc_ino(const struct pfk_proc *p)
+{
+	return p->x ? p->x->ino : 0;
 }
 
 /* Features of the running kernel, probed once. */
@@ -222,8 +251,9 @@ void pfk_escape(char *s, size_t len);
 
 
 /*
- * Read <dir>/stat into the identity fields of p (name, ppid ...).  A long
- * name is allocated: pfk_proc_release(), or free(p->long_name).
+ * Read <dir>/stat into the identity fields of p (name, ppid ...).  p must
+ * be initialized (p->x NULL or its own); a long name goes to p->x:
+ * pfk_proc_release(), or pfk_proc_free_extra().
  */
 int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 		  unsigned long *tty);

@@ -1032,11 +1032,11 @@ static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	printf(",\"result\":\"%s\"", pfk_result_name(p->result));
 	if (ctl->identity)
 		printf(",\"starttime\":%llu", p->starttime);
-	if (p->ino)
-		printf(",\"inode\":%llu", p->ino);
-	if (ctl->list_full && p->cmdline) {
+	if (pfk_proc_ino(p))
+		printf(",\"inode\":%llu", pfk_proc_ino(p));
+	if (ctl->list_full && pfk_proc_cmdline(p)) {
 		fputs(",\"cmdline\":", stdout);
-		json_string(p->cmdline);
+		json_string(pfk_proc_cmdline(p));
 	}
 	/* With --then: was the second signal sent (result tells the end)? */
 	if (ctl->has_then)
@@ -1081,7 +1081,7 @@ static void put_quoted(const char *t, size_t len)
 /* argv split as procps's vector: at NULs and newlines. */
 static void put_quoted_argv(const struct pfk_proc *p)
 {
-	const char *s = p->cmdline, *end = s + p->argv_len;
+	const char *s = p->x->cmdline, *end = s + p->x->argv_len;
 	bool first = true;
 
 	while (end > s && end[-1] == '\0')
@@ -1109,10 +1109,10 @@ static void put_quoted_argv(const struct pfk_proc *p)
 /* What -l, -a and -e show after the pid: name or command line. */
 static void put_text(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 {
-	if (ctl->list_full && p->cmdline && ctl->shell_quote)
+	if (ctl->list_full && pfk_proc_cmdline(p) && ctl->shell_quote)
 		put_quoted_argv(p);
-	else if (ctl->list_full && p->cmdline)
-		fputs(p->cmdline, stdout);
+	else if (ctl->list_full && pfk_proc_cmdline(p))
+		fputs(pfk_proc_cmdline(p), stdout);
 	else if (ctl->shell_quote)
 		put_quoted(pfk_proc_name(p), strlen(pfk_proc_name(p)));
 	else
@@ -1144,7 +1144,7 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	if (ctl->identity)
 		printf(":%llu", p->starttime);
 	else if (ctl->identity_ino)
-		printf(":%llu", p->ino);
+		printf(":%llu", pfk_proc_ino(p));
 	if (ctl->list_name || ctl->list_full) {
 		putchar(' ');
 		put_text(ctl, p);

@@ -40,7 +40,7 @@ struct pfk_scan {
 	char *buf;			/* scratch buffer for cmdline */
 	size_t bufsz;
 	char *raw;			/* -a -Q: the raw argv */
-	size_t rawsz;
+	size_t rawsz, rawlen;
 	int *pend;			/* fds to close in one go (flush_pending) */
 	size_t npend, pendsz;
 	char cur[16];			/* the candidate next_dir() opened last */
@@ -466,7 +466,6 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 	size_t namelen;
 	int i;
 
-	p->long_name = NULL;
 	switch (read_small_at(scan, dirfd, "stat", buf, sizeof(buf))) {
 	case -1:
 		return -1;
@@ -482,16 +481,20 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 	namelen = close_paren - open_paren - 1;
 	if (namelen > 63)
 		namelen = 63;	/* the kernel's own limit, as before */
+	if (p->x) {
+		free(p->x->long_name);
+		p->x->long_name = NULL;
+	}
 	if (namelen < sizeof(p->name)) {
 		memcpy(p->name, open_paren + 1, namelen);
 		p->name[namelen] = '\0';
 		pfk_escape(p->name, namelen);
 	} else {
 		p->name[0] = '\0';
-		p->long_name = strndup(open_paren + 1, namelen);
-		if (!p->long_name)
+		if (!pfk_proc_extra(p) ||
+		    !(p->x->long_name = strndup(open_paren + 1, namelen)))
 			return -1;
-		pfk_escape(p->long_name, namelen);
+		pfk_escape(p->x->long_name, namelen);
 	}
 
 	/* Fields 3..22 follow: state ppid pgrp session tty_nr ... starttime. */
@@ -514,8 +517,10 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 	p->starttime = f[19];
 	return 0;
 bad:
-	free(p->long_name);
-	p->long_name = NULL;
+	if (p->x) {
+		free(p->x->long_name);
+		p->x->long_name = NULL;
+	}
 	errno = EPROTO;
 	return -1;
 }
@@ -607,7 +612,7 @@ static int grow(char **buf, size_t *bufsz, size_t need)
  * scan->raw for -Q.  argv_text() is the argv part, in scan->buf; its
  * length, 0 for an empty command line.
  */
-static ssize_t argv_text(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
+static ssize_t argv_text(struct pfk_scan *scan, int dirfd)
 {
 	ssize_t n = read_at(scan, dirfd, "cmdline", &scan->buf, &scan->bufsz);
 	char *b = scan->buf;
@@ -623,7 +628,7 @@ static ssize_t argv_text(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			return -1;
 		memcpy(scan->raw, b, n);
 		scan->raw[n] = '\0';
-		p->argv_len = n;
+		scan->rawlen = n;
 	}
 	if (n > CMDLINE_MAX)
 		n = CMDLINE_MAX;
@@ -659,7 +664,7 @@ static ssize_t argv_text(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 static const char *full_text(struct pfk_scan *scan, int dirfd,
 			     struct pfk_proc *p)
 {
-	ssize_t n = argv_text(scan, dirfd, p);
+	ssize_t n = argv_text(scan, dirfd);
 
 	if (n < 0)
 		return NULL;
@@ -764,9 +769,9 @@ static int pid_match(const struct pfk_filter *flt, struct pfk_proc *p)
 				return 1;
 			continue;
 		}
-		if (!p->ino && pfk_open_ident(p) < 0)
+		if (!pfk_proc_ino(p) && pfk_open_ident(p) < 0)
 			return -1;
-		if (flt->ident_val[i] == p->ino)
+		if (flt->ident_val[i] == pfk_proc_ino(p))
 			return 1;
 	}
 	return 0;
@@ -798,8 +803,8 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		/* next_dir() read it: a process with one thread. */
 		scan->pre_valid = false;
 		memcpy(p->name, scan->pre.name, sizeof(p->name));
-		p->long_name = scan->pre.long_name;
-		scan->pre.long_name = NULL;
+		p->x = scan->pre.x;	/* a long name, if any */
+		scan->pre.x = NULL;
 		p->state = scan->pre.state;
 		p->pgrp = scan->pre.pgrp;
 		p->starttime = scan->pre.starttime;
@@ -815,7 +820,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	 * which needs stat, and is decided below with the rest.
 	 */
 	if (flt->has_pattern && flt->full && !flt->negate) {
-		ssize_t n = argv_text(scan, dirfd, p);
+		ssize_t n = argv_text(scan, dirfd);
 
 		if (n < 0)
 			return -1;
@@ -932,20 +937,25 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			text = full_text(scan, dirfd, p);
 		if (!text)
 			return -1;
+		struct pfk_proc_extra *x = pfk_proc_extra(p);
+
+		if (!x)
+			return -1;
 		if (flt->keep_argv) {
-			p->cmdline = malloc(p->argv_len + 1);
-			if (p->cmdline) {
-				memcpy(p->cmdline, scan->raw, p->argv_len);
-				p->cmdline[p->argv_len] = '\0';
+			x->argv_len = scan->rawlen;
+			x->cmdline = malloc(x->argv_len + 1);
+			if (x->cmdline) {
+				memcpy(x->cmdline, scan->raw, x->argv_len);
+				x->cmdline[x->argv_len] = '\0';
 			}
 		} else {
-			p->cmdline = strdup(text);
+			x->cmdline = strdup(text);
 		}
-		if (!p->cmdline)
+		if (!x->cmdline)
 			return -1;
 	}
 	/* Gone by now: not listed, as if it had gone a moment earlier. */
-	if (flt->want_ino && !p->ino && pfk_open_ident(p) < 0)
+	if (flt->want_ino && !pfk_proc_ino(p) && pfk_open_ident(p) < 0)
 		return -1;
 	return 1;
 }
@@ -1146,8 +1156,7 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 				*pid = *tgid;
 				return fd;
 			}
-			free(pre->long_name);
-			pre->long_name = NULL;
+			pfk_proc_free_extra(pre);
 		}
 		/* Threads: walk this process's task/ next. */
 		{
@@ -1188,7 +1197,7 @@ static int collect_skip(struct pfk_scan *scan)
 	pid_t pid = getpid();
 
 	while (pid > 0) {
-		struct pfk_proc p;
+		struct pfk_proc p = { .x = NULL };
 		pid_t *v, ppid;
 		char name[16];
 		int fd;
@@ -1220,7 +1229,7 @@ static int collect_skip(struct pfk_scan *scan)
 				return -1;
 			break;
 		}
-		free(p.long_name);
+		pfk_proc_free_extra(&p);
 		close(fd);
 		pid = ppid;
 	}
@@ -1281,7 +1290,7 @@ void pfk_scan_close(struct pfk_scan *scan)
 		closedir(scan->proc_dir);
 	if (scan->have_best)
 		pfk_proc_release(&scan->best);
-	free(scan->pre.long_name);
+	pfk_proc_free_extra(&scan->pre);
 	free(scan->skip);
 	free(scan->buf);
 	free(scan->raw);
@@ -1305,21 +1314,43 @@ size_t pfk_scan_unexamined(const struct pfk_scan *scan, int *err)
 	return scan->unexamined;
 }
 
+/* Kill mode holds one per match: keep it at 64 bytes (see pfk.h). */
+_Static_assert(sizeof(struct pfk_proc) <= 64, "struct pfk_proc over 64 bytes");
+_Static_assert(PFK_ALIVE < 16, "enum pfk_result in pfk_proc.result:4");
+
+struct pfk_proc_extra *pfk_proc_extra(struct pfk_proc *p)
+{
+	if (!p->x) {
+		p->x = calloc(1, sizeof(*p->x));
+		if (!p->x)
+			return NULL;
+		p->x->group_fd = -1;
+	}
+	return p->x;
+}
+
+void pfk_proc_free_extra(struct pfk_proc *p)
+{
+	if (!p->x)
+		return;
+	if (p->x->group_fd >= 0)
+		close(p->x->group_fd);
+	free(p->x->cmdline);
+	free(p->x->long_name);
+	free(p->x);
+	p->x = NULL;
+}
+
 void pfk_proc_release(struct pfk_proc *p)
 {
 	if (p->dirfd >= 0)
 		close(p->dirfd);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
-	if (p->group_fd >= 0)
-		close(p->group_fd);
 	if (p->tgid_fd >= 0)
 		close(p->tgid_fd);
-	p->dirfd = p->pidfd = p->group_fd = p->tgid_fd = -1;
-	free(p->cmdline);
-	p->cmdline = NULL;
-	free(p->long_name);
-	p->long_name = NULL;
+	p->dirfd = p->pidfd = p->tgid_fd = -1;
+	pfk_proc_free_extra(p);
 }
 
 /*
@@ -1330,9 +1361,12 @@ static void release_later(struct pfk_scan *scan, struct pfk_proc *p)
 {
 	close_later(scan, p->dirfd, true);
 	close_later(scan, p->pidfd, true);
-	close_later(scan, p->group_fd, true);
 	close_later(scan, p->tgid_fd, true);
-	p->dirfd = p->pidfd = p->group_fd = p->tgid_fd = -1;
+	p->dirfd = p->pidfd = p->tgid_fd = -1;
+	if (p->x) {
+		close_later(scan, p->x->group_fd, true);
+		p->x->group_fd = -1;
+	}
 	pfk_proc_release(p);
 }
 
@@ -1369,11 +1403,11 @@ void pfk_scan_release(struct pfk_scan *scan, struct pfk_proc *procs, size_t n)
 	}
 	/*
 	 * The files were closed as read, so the batch's directory fds (kill
-	 * mode: thousands) follow each other; no copy of them needed.
+	 * mode: thousands) follow each other; no copy of them needed.  A
+	 * group leader's fd (--pgroup, one per group) closes with p->x.
 	 */
 	close_field(procs, n, offsetof(struct pfk_proc, dirfd));
 	close_field(procs, n, offsetof(struct pfk_proc, pidfd));
-	close_field(procs, n, offsetof(struct pfk_proc, group_fd));
 	close_field(procs, n, offsetof(struct pfk_proc, tgid_fd));
 	for (size_t i = 0; i < n; i++)
 		pfk_proc_release(&procs[i]);
@@ -1417,8 +1451,7 @@ ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max)
 	if (scan->done || max == 0)
 		return 0;
 	while (n < max) {
-		struct pfk_proc p = { .dirfd = -1, .pidfd = -1, .group_fd = -1,
-				      .tgid_fd = -1, .proc_fd = flt->proc_fd };
+		struct pfk_proc p = { .dirfd = -1, .pidfd = -1, .tgid_fd = -1 };
 		int fd, r;
 
 		fd = next_dir(scan, &p.pid, &p.tgid, &p.tgid_fd);

@@ -179,11 +179,13 @@ const char *pfk_result_name(enum pfk_result r)
  */
 static int still_same(const struct pfk_proc *p, int dirfd)
 {
-	struct pfk_proc now;
+	struct pfk_proc now = { .x = NULL };
 
-	if (pfk_read_stat(dirfd, &now, NULL, NULL, NULL) < 0)
+	if (pfk_read_stat(dirfd, &now, NULL, NULL, NULL) < 0) {
+		pfk_proc_free_extra(&now);
 		return pfk_resource_error(errno) ? -1 : 0;
-	free(now.long_name);
+	}
+	pfk_proc_free_extra(&now);
 	return now.starttime == p->starttime;
 }
 
@@ -230,21 +232,26 @@ static int read_stat_or_gone(int dirfd, struct pfk_proc *q)
  * we need a handle on the group leader.  Open /proc/<pgrp>, check it leads
  * that group, then check through p's own fd that p is alive and still in
  * it: the group then existed while we held the leader's fd, so the number
- * cannot have moved to a stranger.
+ * cannot have moved to a stranger.  /proc/<pgrp> is looked up from p's
+ * own /proc/<pid> (never a task directory: --pgroup excludes -w), whose
+ * parent is the procfs root the scan walked.
  */
 static int open_group_leader(struct pfk_proc *p)
 {
-	char name[16];
+	struct pfk_proc_extra *x = pfk_proc_extra(p);
+	char name[24];
 	int fd;
 
-	if (p->group_fd >= 0)
+	if (!x)
+		return -1;
+	if (x->group_fd >= 0)
 		return 0;
 	if (p->pgrp == p->pid) {
-		p->group_fd = dup(p->dirfd);
-		return p->group_fd < 0 ? -1 : 0;
+		x->group_fd = dup(p->dirfd);
+		return x->group_fd < 0 ? -1 : 0;
 	}
-	snprintf(name, sizeof(name), "%d", (int)p->pgrp);
-	fd = openat(p->proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(name, sizeof(name), "../%d", (int)p->pgrp);
+	fd = openat(p->dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		/* No leader is a group gone; no fd for it is not. */
 		if (!pfk_resource_error(errno))
@@ -252,22 +259,22 @@ static int open_group_leader(struct pfk_proc *p)
 		return -1;
 	}
 	errno = 0;	/* a mismatch below leaves no error of its own */
-	struct pfk_proc leader = { .long_name = NULL };
-	struct pfk_proc now = { .long_name = NULL };
+	struct pfk_proc leader = { .x = NULL };
+	struct pfk_proc now = { .x = NULL };
 	bool same = read_stat_or_gone(fd, &leader) == 0 &&
 		    leader.pgrp == p->pgrp &&
 		    read_stat_or_gone(p->dirfd, &now) == 0 &&
 		    now.starttime == p->starttime && now.pgrp == p->pgrp;
 	int e = errno;
 
-	free(leader.long_name);
-	free(now.long_name);
+	pfk_proc_free_extra(&leader);
+	pfk_proc_free_extra(&now);
 	if (!same) {
 		close(fd);
 		errno = pfk_resource_error(e) ? e : ESRCH;
 		return -1;
 	}
-	p->group_fd = fd;
+	x->group_fd = fd;
 	return 0;
 }
 
@@ -280,7 +287,7 @@ int pfk_open_ident(struct pfk_proc *p)
 {
 	struct statx stx;
 
-	if (open_pidfd(p, false) < 0)
+	if (!pfk_proc_extra(p) || open_pidfd(p, false) < 0)
 		return -1;
 	/* statx, not fstat: a 32-bit fstat fails on an inode above 2^32. */
 	if (statx(p->pidfd, "", AT_EMPTY_PATH, STATX_INO, &stx) < 0)
@@ -289,7 +296,7 @@ int pfk_open_ident(struct pfk_proc *p)
 		errno = ENOTSUP;
 		return -1;
 	}
-	p->ino = stx.stx_ino;
+	p->x->ino = stx.stx_ino;
 	return 0;
 }
 
@@ -358,7 +365,7 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
 	case PFK_SCOPE_PGROUP:
 		r = open_group_leader(p);
 		if (r == 0)
-			r = sys_pidfd_send_signal(p->group_fd, sig, info,
+			r = sys_pidfd_send_signal(p->x->group_fd, sig, info,
 						  PIDFD_SIGNAL_PROCESS_GROUP);
 		break;
 	default:
