@@ -248,14 +248,14 @@ case_slot() {
 	for t in "${conformance[@]}"; do
 		echo "conformance:$t 300 /tests/conformance/$t$(case_slot "$root/tests/conformance/$t")"
 	done
-	[ $tool = yes ] && echo "tool:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool/bin/pfkill-tests"
+	[ $tool = yes ] && echo "tool:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool/bin/pfkill-tests {case}"
 	for t in $selftests32; do
 		echo "selftests32:pidfd:$t 300 /tests/selftests32/$t$(case_slot "$root/tests/selftests32/$t")"
 	done
 	for t in "${conformance32[@]}"; do
 		echo "conformance32:$t 300 /tests/conformance32/$t$(case_slot "$root/tests/conformance32/$t")"
 	done
-	[ $tool32 = yes ] && echo "tool32:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool32/bin/pfkill-tests"
+	[ $tool32 = yes ] && echo "tool32:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool32/bin/pfkill-tests {case}"
 	# The smoke form of make bench, stress and run (smoke:*).
 	"$REPO/scripts/smoke.sh" plan
 } > "$root/plans/test"
