@@ -41,7 +41,7 @@
 #include "pfk.h"
 
 #ifndef PFK_VERSION
-#define PFK_VERSION "0.2"
+#define PFK_VERSION "0.3"
 #endif
 
 enum {
