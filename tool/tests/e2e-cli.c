@@ -118,7 +118,8 @@ int t_e2e_bad_input(void)
 
 /*
  * -F of a pipe, as procps 4.0.6 reads any file it can open: a process
- * substitution's /dev/fd/N (an inherited pipe), a FIFO whose writer
+ * substitution's /dev/fd/N (an inherited pipe, named here by the
+ * /proc/self/fd/N that /dev/fd leads to), a FIFO whose writer
  * comes late and writes in two parts; a directory and a device are
  * refused unopened, with the reason, exit 1 as procps's bad pid file.
  */
@@ -132,7 +133,11 @@ static int pidfile_kinds(const char *pid, pid_t h)
 	CHECK(pipe(p) == 0);
 	CHECK(write(p[1], pid, strlen(pid)) > 0 && write(p[1], "\n", 1) == 1);
 	close(p[1]);
-	snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+	/*
+	 * What /dev/fd/N of a process substitution leads to: the guest has
+	 * no /dev/fd link.
+	 */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
 	pfgrep(&r, "-F", path, NULL);
 	close(p[0]);
 	CHECK(r.status == 0 && lists_pid(r.out, h) && lines(r.out) == 1);
