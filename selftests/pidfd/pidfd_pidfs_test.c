@@ -342,10 +342,12 @@ TEST(link_text_and_fdinfo)
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
-	ASSERT_TRUE(f != NULL);
+	ASSERT_TRUE(!!f);
 	while (fgets(buf, sizeof(buf), f)) {
-		sscanf(buf, "ino: %llu", &ino);
-		sscanf(buf, "Pid: %d", &pid_line);
+		if (sscanf(buf, "ino: %llu", &ino) == 1)
+			continue;
+		if (sscanf(buf, "Pid: %d", &pid_line) == 1)
+			continue;
 	}
 	fclose(f);
 	EXPECT_EQ(ino, (unsigned long long)inode_of(fd));
@@ -440,7 +442,7 @@ TEST(namespace_ioctls_open_the_proc_ns_files)
 	pidfd = sys_pidfd_open(pid, 0);
 	ASSERT_GE(pidfd, 0);
 
-	for (i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(namespaces); i++) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid,
 			 namespaces[i].name);
 		nsfd = ioctl(pidfd, namespaces[i].cmd, 0);
@@ -453,8 +455,8 @@ TEST(namespace_ioctls_open_the_proc_ns_files)
 		ASSERT_GE(nsfd, 0) TH_LOG("%s: errno %d", namespaces[i].name,
 					  errno);
 		ASSERT_EQ(fstat(nsfd, &got), 0);
-		EXPECT_EQ(got.st_ino, want.st_ino) TH_LOG("%s",
-							 namespaces[i].name);
+		EXPECT_EQ(got.st_ino, want.st_ino)
+			TH_LOG("%s", namespaces[i].name);
 		EXPECT_EQ(got.st_dev, want.st_dev);
 		EXPECT_TRUE(fd_flags(nsfd) & FD_CLOEXEC);
 		close(nsfd);
