@@ -196,8 +196,9 @@ TEST(one_inode_per_struct_pid)
 	EXPECT_EQ(same_inode(open_fd, other_fd), 0);
 	EXPECT_EQ(same_inode(open_fd, leader_fd), 0);
 
-	unpark(&thread);
+	/* First: the waiter holds a copy of the thread's pipe too. */
 	end_waiter(other_pipe, other);
+	unpark(&thread);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(clone_fd);
@@ -432,8 +433,8 @@ static pid_t spawn_in_namespaces(int pipefd[2])
 /* Each ioctl opens the file /proc/<pid>/ns/<type> names, O_CLOEXEC. */
 TEST(namespace_ioctls_open_the_proc_ns_files)
 {
-	int pipefd[2], pidfd, nsfd, i, opened = 0;
-	struct stat want, got;
+	int pipefd[2], pidfd, nsfd, err, i, opened = 0;
+	struct stat want, got, pid_ns;
 	char path[64];
 	pid_t pid;
 
@@ -446,14 +447,31 @@ TEST(namespace_ioctls_open_the_proc_ns_files)
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid,
 			 namespaces[i].name);
 		nsfd = ioctl(pidfd, namespaces[i].cmd, 0);
+		err = errno;
+		if (stat(path, &want) && errno == ENOENT &&
+		    namespaces[i].cmd == PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE) {
+			/*
+			 * The link hides a pid namespace without an init
+			 * yet; upstream's ioctl opens it all the same: not
+			 * the namespace the child itself is in.
+			 */
+			ASSERT_GE(nsfd, 0) TH_LOG("errno %d", err);
+			snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+			ASSERT_EQ(stat(path, &pid_ns), 0);
+			ASSERT_EQ(fstat(nsfd, &got), 0);
+			EXPECT_NE(got.st_ino, pid_ns.st_ino);
+			close(nsfd);
+			opened++;
+			continue;
+		}
 		if (stat(path, &want)) {
 			/* A namespace type this kernel lacks. */
 			EXPECT_EQ(nsfd, -1) TH_LOG("%s", namespaces[i].name);
-			EXPECT_EQ(errno, EOPNOTSUPP);
+			EXPECT_EQ(err, EOPNOTSUPP);
 			continue;
 		}
 		ASSERT_GE(nsfd, 0) TH_LOG("%s: errno %d", namespaces[i].name,
-					  errno);
+					  err);
 		ASSERT_EQ(fstat(nsfd, &got), 0);
 		EXPECT_EQ(got.st_ino, want.st_ino)
 			TH_LOG("%s", namespaces[i].name);
