@@ -1295,14 +1295,14 @@ TEST(unknown_ioctl)
 /*
  * Child side of the permission cases: become (ruid, euid, fsuid) with
  * gids 1000 and no capability, try every namespace ioctl on @pidfd and
- * exit with the number of ioctls whose outcome was not @want (0: all
- * succeeded, else an errno).
+ * exit 0 when each had the outcome @want (0: success, else an errno);
+ * else with the first other outcome: its errno, or 255 for a success.
  */
 static void __attribute__((noreturn))
 try_ns_as(int pidfd, uid_t ruid, uid_t euid, uid_t fsuid, int want)
 {
 	unsigned int i;
-	int bad = 0, ret;
+	int ret, got;
 
 	CHILD_ASSERT(setgroups(0, NULL) == 0);
 	CHILD_ASSERT(setresgid(PFC_UNPRIV_ID, PFC_UNPRIV_ID,
@@ -1313,30 +1313,42 @@ try_ns_as(int pidfd, uid_t ruid, uid_t euid, uid_t fsuid, int want)
 	for (i = 0; i < NS_COUNT; i++) {
 		errno = 0;
 		ret = ioctl(pidfd, ns_ioctls[i].cmd, 0);
+		got = ret < 0 ? errno : 0;
 		if (ret >= 0)
 			close(ret);
-		if ((ret < 0 ? errno : 0) != want) {
+		if (got != want) {
 			fprintf(stderr, "# %s: %s, want %s\n",
-				ns_ioctls[i].name,
-				outcome(ret, errno), want ? errno_name(want) : "ok");
-			bad++;
+				ns_ioctls[i].name, outcome(ret, got),
+				want ? errno_name(want) : "ok");
+			_exit(got ? got : 255);
 		}
 	}
-	_exit(bad);
+	_exit(0);
 }
 
-/* Run try_ns_as() in a child; 0 when every ioctl gave @want. */
-static int ns_as(int pidfd, uid_t ruid, uid_t euid, uid_t fsuid, int want)
+/*
+ * Run try_ns_as() in a child: the outcome of every ioctl when all had
+ * the one wanted ("ok" or an errno name), else the first other one.
+ */
+static const char *ns_as(int pidfd, uid_t ruid, uid_t euid, uid_t fsuid,
+			 int want)
 {
+	int status;
 	pid_t pid = fork();
 
 	if (pid < 0)
-		return -1;
+		return "fork-failed";
 	if (pid == 0) {
 		pfc_child_setup();
 		try_ns_as(pidfd, ruid, euid, fsuid, want);
 	}
-	return pfc_reap(pid);
+	status = pfc_reap(pid);
+	if (status == -1 || !WIFEXITED(status))
+		return "child-died";
+	if (WEXITSTATUS(status) == 0)
+		return want ? errno_name(want) : "ok";
+	return WEXITSTATUS(status) == 255 ? "ok" :
+	       errno_name(WEXITSTATUS(status));
 }
 
 /*
@@ -1351,7 +1363,8 @@ static int ns_as(int pidfd, uid_t ruid, uid_t euid, uid_t fsuid, int want)
  */
 TEST(ns_ioctl_permission)
 {
-	int root_fd, user_fd, ready[2], status;
+	int root_fd, user_fd, ready[2];
+	const char *seen;
 	pid_t root_pid, user_pid;
 	char c;
 
@@ -1376,25 +1389,22 @@ TEST(ns_ioctl_permission)
 	user_fd = sys_pidfd_open(user_pid, 0);
 	ASSERT_GE(user_fd, 0);
 
-	status = ns_as(root_fd, PFC_UNPRIV_ID, PFC_UNPRIV_ID, PFC_UNPRIV_ID,
-		       EACCES);
-	observe("ns.unprivileged_on_root", "%s",
-		pfc_exited_ok(status) ? "EACCES" : "other");
-	EXPECT_TRUE(pfc_exited_ok(status));
+	seen = ns_as(root_fd, PFC_UNPRIV_ID, PFC_UNPRIV_ID, PFC_UNPRIV_ID,
+		     EACCES);
+	observe("ns.unprivileged_on_root", "%s", seen);
+	EXPECT_STREQ("EACCES", seen);
 
-	status = ns_as(user_fd, PFC_UNPRIV_ID, PFC_UNPRIV_ID, PFC_UNPRIV_ID, 0);
-	observe("ns.same_user", "%s", pfc_exited_ok(status) ? "ok" : "other");
-	EXPECT_TRUE(pfc_exited_ok(status));
+	seen = ns_as(user_fd, PFC_UNPRIV_ID, PFC_UNPRIV_ID, PFC_UNPRIV_ID, 0);
+	observe("ns.same_user", "%s", seen);
+	EXPECT_STREQ("ok", seen);
 
-	status = ns_as(user_fd, PFC_UNPRIV_ID, 2000, 2000, EACCES);
-	observe("ns.fsuid_other_ruid_same", "%s",
-		pfc_exited_ok(status) ? "EACCES" : "other");
-	EXPECT_TRUE(pfc_exited_ok(status));
+	seen = ns_as(user_fd, PFC_UNPRIV_ID, 2000, 2000, EACCES);
+	observe("ns.fsuid_other_ruid_same", "%s", seen);
+	EXPECT_STREQ("EACCES", seen);
 
-	status = ns_as(user_fd, PFC_UNPRIV_ID, 2000, PFC_UNPRIV_ID, 0);
-	observe("ns.fsuid_same_euid_other", "%s",
-		pfc_exited_ok(status) ? "ok" : "other");
-	EXPECT_TRUE(pfc_exited_ok(status));
+	seen = ns_as(user_fd, PFC_UNPRIV_ID, 2000, PFC_UNPRIV_ID, 0);
+	observe("ns.fsuid_same_euid_other", "%s", seen);
+	EXPECT_STREQ("ok", seen);
 
 	pfc_kill_reap(root_pid);
 	pfc_kill_reap(user_pid);
