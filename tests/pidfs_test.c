@@ -296,7 +296,7 @@ static int have_thread_pidfds(void)
 
 /*
  * Every pidfd is a file of pidfs, f_type PID_FS_MAGIC: "pidfd: add
- * pidfs" (cb12fd8e0dab, 6.9; lore 20240213-vfs-pidfd_fs-v1), always
+ * pidfs" (6.9; lore 20240213-vfs-pidfd_fs-v1), always
  * built since "pidfs: remove config option" (6.9/6.10). systemd's
  * pidfd_check_pidfs() and util-linux's pfd_is_pidfs() test exactly this.
  */
@@ -326,7 +326,7 @@ TEST(statfs_pidfd_open_and_clone3)
 	close(self_fd);
 }
 
-/* Thread pidfds (6.9, 64f7b6e5a0ae "pidfd: add PIDFD_THREAD") too. */
+/* Thread pidfds (6.9, "pidfd: add PIDFD_THREAD") too. */
 TEST(statfs_thread_pidfds)
 {
 	struct parked_thread t;
@@ -355,7 +355,7 @@ TEST(statfs_thread_pidfds)
 /*
  * "the same struct pid will refer to the same inode if it's opened
  * multiple times" (the pidfs cover letter, lore
- * 20240213-vfs-pidfd_fs-v1; path_from_stashed(), 2558e3b23112, 6.9):
+ * 20240213-vfs-pidfd_fs-v1; path_from_stashed(), 6.9):
  * every pidfd of one process shares st_ino and st_dev, whatever made it.
  */
 TEST(one_inode_per_process)
@@ -403,7 +403,8 @@ TEST(one_inode_per_process)
 
 /*
  * A thread has its own struct pid, so its own inode; PIDFD_THREAD on the
- * leader names the leader's struct pid, the process's (64f7b6e5a0ae).
+ * leader names the leader's struct pid, the process's ("pidfd: add
+ * PIDFD_THREAD").
  */
 TEST(thread_inodes)
 {
@@ -874,7 +875,7 @@ static int read_fdinfo(int fd, struct fdinfo *info)
 
 /*
  * fdinfo of a pidfd (pidfd_show_fdinfo(), "Pid:" 5.3, "NSpid:" 5.10,
- * b2ba3d3e ... "pidfd: add NSpid entries to fdinfo"; the VFS lines
+ * "pidfd: add NSpid entries to fdinfo"; the VFS lines
  * pos/flags/mnt_id/ino before them): Pid and NSpid the pid as this
  * /proc sees it, -1 once reaped; ino the file's st_ino; flags O_RDWR and
  * O_CLOEXEC; every pidfd on the one pidfs mount.
@@ -1037,8 +1038,8 @@ struct ns_ioctl {
 };
 
 /*
- * "pidfs: allow retrieval of namespace file descriptors" (6.11, lore
- * 20240619-work-ns_ioctl: type 0xFF, numbers 1-10, _IO).
+ * "pidfs: allow retrieval of namespace file descriptors" (6.11: type 0xFF,
+ * numbers 1-10, _IO, as linux-source-6.12's include/uapi/linux/pidfd.h).
  */
 static const struct ns_ioctl ns_ioctls[] = {
 	{ "cgroup",		PIDFD_GET_CGROUP_NAMESPACE },
@@ -1502,7 +1503,7 @@ static int refers_to(int fd, int pidfd_of_pid)
 }
 
 /*
- * SO_PEERPIDFD (7b26952a91cf "net: core: add getsockopt SO_PEERPIDFD",
+ * SO_PEERPIDFD ("net: core: add getsockopt SO_PEERPIDFD",
  * 6.5): a pidfd of the peer recorded at connect(), O_CLOEXEC; of a
  * socketpair(), its creator. Alive and exited-but-not-reaped alike
  * (the zombie still has its task).
@@ -1655,7 +1656,8 @@ static int have_info_exit(void)
 }
 
 /*
- * A reaped peer (6.16: "af_unix: ... pidfs_register_pid()", lore
+ * A reaped peer (6.16: 477058411c45 "pidfs: register pid in pidfs"
+ * and the af_unix patches of its series, lore
  * 20250425-work-pidfs-net-v2; pidfd_prepare(..., PIDFD_STALE)): the
  * socket pins the peer's pidfs inode when it records the peer, so
  * SO_PEERPIDFD and SCM_PIDFD still give a pidfd after the reap, and
