@@ -65,6 +65,8 @@ harness_step harness:interrupt "$REPO/scripts/test-interrupt.sh"
 # tree, and what a series adds elsewhere in the selftests and the UAPI
 # headers present in the others (scripts/twins.sh, selftests/twins.allow).
 harness_step series:twins "$REPO/scripts/twins.sh"
+# scripts/pidfs-compare.sh on recorded runs, each with its verdict.
+harness_step harness:pidfs-compare "$REPO/scripts/test-pidfs-compare.sh"
 # No guest entry is named harness:*: ONLY of such names alone boots and
 # builds no kernel.
 only_harness() {
@@ -80,6 +82,7 @@ if only_harness; then
 	kernels=
 fi
 
+booted=()
 for k in $kernels; do
 	# Each kernel is built and packed as `make initramfs` would for it.
 	if ! KERNEL=$k "$REPO/scripts/tree.sh" || ! KERNEL=$k "$REPO/scripts/kernel.sh" ||
@@ -105,6 +108,7 @@ for k in $kernels; do
 		say "ONLY=$ONLY selects no entry of the $k plan: not booted"
 	else
 		KERNEL=$k "$REPO/scripts/qemu.sh" test
+		booted+=("$k")
 	fi
 	KERNEL=$k "$REPO/scripts/smoke.sh"	# bench, stress in small: smoke.ktap
 	files=()
@@ -118,6 +122,26 @@ for k in $kernels; do
 	"$REPO/scripts/ktap.sh" "$console" "${files[@]}" |
 		tee "$results/$k.verdict"
 done
+
+# A program that uses only upstream's API must not tell our kernels from
+# upstream's pidfs (issue 32): what tests/pidfs_test.c read on each
+# kernel booted now against the reference's, the newest base's pristine
+# kernel (upstream), when it and another kernel ran (pidfs:compare,
+# scripts/pidfs-compare.sh, tests/pidfs-compare.allow). Selected by its
+# name or by ONLY selecting the test itself.
+pidfs_reference=$(base_fact "${BASES##* }" BASE_PRISTINE)
+if [[ " ${booted[*]} " == *" $pidfs_reference "* ]] && [ ${#booted[@]} -gt 1 ] &&
+	{ only_match pidfs:compare || only_case conformance:pidfs_test > /dev/null ||
+		only_case conformance32:pidfs_test > /dev/null; }; then
+	selected=$((selected + 1))
+	say "pidfs:compare: the pidfs_test records of ${booted[*]} against $pidfs_reference"
+	tap=$CACHE/out/pidfs-compare$ARCH_SUFFIX.ktap
+	ktap_case pidfs:compare "    " env PIDFS_REFERENCE="$pidfs_reference" \
+		"$REPO/scripts/pidfs-compare.sh" "${booted[@]}" > "$tap"
+	say "pidfs:compare: $(grep -c '^    ok ' "$tap") ok, $(grep -c '^    not ok ' "$tap") not ok"
+	: > "$results/pidfs-compare.console"
+	"$REPO/scripts/ktap.sh" "$results/pidfs-compare.console" "$tap" > "$results/pidfs-compare.verdict"
+fi
 
 # A host-side step as a KTAP file of one case, its output as comments,
 # judged like the guest plans.
