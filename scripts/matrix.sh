@@ -77,12 +77,14 @@ last=$((${#commits[@]} - 1))
 steps=$(seq 0 $last)
 [ $smoke = 1 ] || [ $ends = 1 ] && steps="0 $last"
 
-# The objects, after each patch: every .c under kernel/ and fs/ the series
-# changes. At base and at the last patch also some objects that include
+# The objects, after each patch: every .c under kernel/, fs/, net/core/
+# and net/unix/ the series changes (at a commit where it exists: a file
+# the series adds is not built before it). At base and at the last patch also some objects that include
 # the headers it changes and are built in most configs (a changed
 # declaration or macro must not clash there); a difference there is then
 # bisected over the patches like the others.
-mapfile -t core < <(git -C "$TREE" diff --name-only base..$branch -- 'kernel/*.c' 'fs/*.c' |
+mapfile -t core < <(git -C "$TREE" diff --name-only base..$branch -- 'kernel/*.c' 'fs/*.c' \
+	'net/core/*.c' 'net/unix/*.c' |
 	sed 's/\.c$/.o/' | sort -u)
 mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ | while read -r h; do
 	case $h in
@@ -94,6 +96,10 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ |
 	include/uapi/linux/sched.h) echo kernel/fork.o kernel/nsproxy.o ;;
 	include/linux/pidfs.h) echo kernel/pid.o kernel/exit.o init/main.o fs/libfs.o ;;
 	include/linux/seccomp.h|include/asm-generic/seccomp.h) echo kernel/seccomp.o fs/proc/array.o ;;
+	include/linux/net.h|include/linux/socket.h) echo net/socket.o net/core/scm.o ;;
+	include/net/scm.h) echo net/core/scm.o net/unix/garbage.o ;;
+	include/uapi/asm-generic/socket.h) echo net/socket.o ;;
+	include/uapi/linux/magic.h) echo fs/libfs.o fs/nsfs.o ;;
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))
@@ -204,9 +210,13 @@ configure() {	# config build-dir
 # One step: build the objects at commit $i, collect their warnings, and
 # compare with base. Sets cell and bad (1: a failure or a new warning).
 step() {	# config build-dir i objs...
-	local c=$1 b=$2 i=$3 log nw ns built
+	local c=$1 b=$2 i=$3 log nw ns built o objs=()
 	shift 3
 	wt_checkout "${commits[$i]}"
+	for o; do
+		[ -f "$wt/${o%.o}.c" ] && objs+=("$o")
+	done
+	set -- "${objs[@]}"
 	log=$res/$c/$i.log
 	built=ok
 	kmake "$b" W=1 C=1 -k "$@" > "$log" 2>&1 || built=FAIL
