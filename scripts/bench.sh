@@ -121,12 +121,6 @@ END {
 			    sprintf("%.4f", p[5] / s[5]), sprintf("%.4f", p[6] / s[7]),
 			    sprintf("%.4f", p[7] / s[6]), p[8], s[8])
 	}
-	# What a pidfd costs in slab memory, patched against stock (bytes).
-	split(r["patched,pidfs.bytes"], p, ",")
-	split(r["stock,pidfs.bytes"], s, ",")
-	if (p[5] ~ /^-?[0-9]+$/ && s[5] ~ /^-?[0-9]+$/)
-		row("both", "pidfs.bytes", "bytes/pidfd patched", "bytes/pidfd stock",
-		    p[5] - s[5] " more", "-", "-", p[5], s[5])
 	# Context for the above: how much the boots themselves differ.
 	split(r["patched,probe"], p, ",")
 	split(r["stock,probe"], s, ",")
