@@ -70,6 +70,37 @@ kernel_names() {
 	done | xargs | sed 's/ /, /g'
 }
 
+# make system's names: each base's BASE_SYSTEM kernels, booting its
+# BASE_RELEASE, and <kernel>-<release> for every release of its
+# BASE_SYSTEM_ALSO (patched-trixie: Debian 13 on build/system-patched).
+# They name a boot, not a build: scripts/system.sh builds system-<kernel>.
+
+# system_names: every name, each base's in its table's order, oldest base
+# first (make system's default list).
+system_names() {
+	local b
+	for b in $BASES; do
+		(base_facts "$b"
+		 echo $BASE_SYSTEM
+		 for r in $BASE_SYSTEM_ALSO; do printf '%s\n' $BASE_SYSTEM | sed "s/\$/-$r/"; done)
+	done | xargs
+}
+
+# system_boot NAME: "BASE KERNEL RELEASE" of make system name NAME
+# (patched-trixie: "6.1 patched trixie"); nothing for an unknown name.
+system_boot() {
+	local b
+	for b in $BASES; do
+		(base_facts "$b"
+		 for k in $BASE_SYSTEM; do
+			[ "$1" = "$k" ] && echo "$b $k $BASE_RELEASE"
+			for r in $BASE_SYSTEM_ALSO; do
+				[ "$1" = "$k-$r" ] && echo "$b $k $r"
+			done
+		 done)
+	done
+}
+
 # The default base: 6.1. A kernel's table decides its base.
 if [ -z "${KERNEL:-}" ]; then
 	base_facts "${BASE:-6.1}"
