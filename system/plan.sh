@@ -375,24 +375,23 @@ pidfs_note() { note "pidfs: $1 saw: $2"; }
 fact() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print }' <<<"$1"; }
 
 # notify_main NAME HOW: a Type=notify service whose shell starts a child
-# (sleep) and tells systemd that it is the main process now: MAINPID= of
-# the child with MAINPIDFDID= the inode of a pidfd of the child ("right")
-# or of the shell itself ("wrong", a live process's identity, not a
-# made-up number). $W/NAME.pids: "SHELL CHILD ID"; $W/NAME.exit: the
-# child's wait status, once it ended.
+# (sigrec, recording into $W/NAME.log) and tells systemd that it is the
+# main process now: MAINPID= of the child with MAINPIDFDID= the inode of
+# a pidfd of the child ("right") or of the shell itself ("wrong", a live
+# process's identity, not a made-up number). $W/NAME.pids: "SHELL CHILD".
 notify_main() {
 	local name=$1 how=$2
-	rm -f "$W/$name.pids" "$W/$name.exit"
+	rm -f "$W/$name.pids" "$W/$name.log"
 	systemctl reset-failed "$name.service" 2>/dev/null
 	systemd-run --quiet --unit="$name" -p Type=notify -p NotifyAccess=all \
 		-p TimeoutStartSec=20 -p TimeoutStopSec=5 /bin/bash -c '
-		sleep 600 & child=$!
+		"$2/sigrec" "$3.log" "pidfd-sys-$4" & child=$!
+		for i in $(seq 50); do grep -q " ready$" "$3.log" 2>/dev/null && break; sleep 0.1; done
 		if [ "$1" = right ]; then of=$child; else of=$$; fi
 		id=$("$2/pidfs_probe" facts "$of" | awk "\$1 == \"ino\" { print \$2 }")
-		echo "$$ $child $id" > "$3.pids"
+		echo "$$ $child" > "$3.pids"
 		systemd-notify MAINPID="$child" MAINPIDFDID="$id" READY=1
-		wait "$child"
-		echo $? > "$3.exit"' bash "$how" "$B" "$W/$name"
+		wait' bash "$how" "$B" "$W/$name" "$name"
 }
 
 # journal_has UNIT REGEX: PID 1's messages about UNIT match, within 5 s
@@ -406,7 +405,7 @@ journal_has() {
 }
 
 case_pidfs() {
-	local t other facts ofacts magic mode ino line name how pids shell child main want
+	local t facts ofacts magic mode ino line name how shell child main want
 	local holder hfd hino out n s w
 
 	# The kernel's answer, for a process of our own in its own UTS namespace
@@ -470,6 +469,9 @@ case_pidfs() {
 	# fstat); without pidfs it gets -EOPNOTSUPP and takes MAINPID= as it
 	# is, unchecked, saying so in the journal.
 	if [ "$systemd_version" -ge 257 ]; then
+		# (PID 1 at debug level meanwhile: what it says of MAINPIDFDID=
+		# reaches the journal whatever level each message has)
+		systemd-analyze log-level debug
 		for how in right wrong; do
 			name=pidfs-main-$how
 			notify_main "$name" "$how"
@@ -480,7 +482,7 @@ case_pidfs() {
 				journal_has "$name" 'mismatches with received MAINPIDFDID'
 			elif [ "$mode" = pidfs ]; then
 				want=$child
-				! journal_has "$name" 'MAINPIDFDID'
+				! journal_has "$name" 'mismatches with received MAINPIDFDID|not validating MAINPIDFDID'
 			else
 				want=$child
 				journal_has "$name" 'not validating MAINPIDFDID=.*: Operation not supported'
@@ -489,21 +491,23 @@ case_pidfs() {
 			t_is "$([ "$main" = "$want" ] && [ "$n" = 0 ] && echo 1)" \
 				"systemd $systemd_version: MAINPID= with the $how MAINPIDFDID= ($([ "$mode" = pidfs ] &&
 					echo checked || echo "unchecked: EOPNOTSUPP"))" "" \
-				"MainPID $main (shell $shell, child $child), journal: $(journalctl -q -o cat -u "$name" | grep MAINPIDFDID | tail -1)"
+				"MainPID $main (shell $shell, child $child), journal: $(journalctl -q -o cat -u "$name" |
+					grep -E 'mismatches with|not validating' | tail -1)"
 			pidfs_note "systemd MAINPIDFDID=$how" "main $([ "$main" = "$child" ] && echo child ||
 				{ [ "$main" = "$shell" ] && echo shell || echo other; }), journal: $(journalctl -q -o cat -u "$name" |
 				grep -o 'mismatches with received\|not validating.*: .*' | sed -E 's/[0-9]+/N/g' | tail -1)"
 			# systemctl kill --kill-whom=main: PID 1's PidRef of the new main
 			if [ "$how" = right ]; then
 				systemctl kill --kill-whom=main -s USR1 "$name"
-				for w in $(seq 50); do [ -s "$W/$name.exit" ] && break; sleep 0.1; done
-				t_is "$([ "$(cat "$W/$name.exit" 2>/dev/null)" = 138 ] && echo 1)" \
-					"systemctl kill --kill-whom=main: the new main process took USR1" "" \
-					"child's wait status: $(cat "$W/$name.exit" 2>/dev/null)"
+				t_is "$(wait_received "$name" 10 1 && awk '$3 == 10 { print $1, $5 }' "$W/$name.log" |
+					grep -qx "$child 1" && echo 1)" \
+					"systemctl kill --kill-whom=main: the new main process took USR1 from PID 1" "" \
+					"records: $(awk '$3 == 10' "$W/$name.log" | tr '\n' ';') (child $child)"
 			fi
 			systemctl stop "$name" 2>/dev/null
 			systemctl reset-failed "$name" 2>/dev/null
 		done
+		systemd-analyze log-level info
 	else
 		t_skip "systemd: MAINPID= with MAINPIDFDID=" "systemd $systemd_version has no MAINPIDFDID= (257)"
 	fi
