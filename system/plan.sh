@@ -379,6 +379,7 @@ fact() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print }' <<<"$1"; }
 # main process now: MAINPID= of the child with MAINPIDFDID= the inode of
 # a pidfd of the child ("right") or of the shell itself ("wrong", a live
 # process's identity, not a made-up number). $W/NAME.pids: "SHELL CHILD".
+# ($$$$: systemd makes the command line's "$$" one "$", bash's $$ needs two.)
 notify_main() {
 	local name=$1 how=$2
 	rm -f "$W/$name.pids" "$W/$name.log"
@@ -387,9 +388,9 @@ notify_main() {
 		-p TimeoutStartSec=20 -p TimeoutStopSec=5 /bin/bash -c '
 		"$2/sigrec" "$3.log" "pidfd-sys-$4" & child=$!
 		for i in $(seq 50); do grep -q " ready$" "$3.log" 2>/dev/null && break; sleep 0.1; done
-		if [ "$1" = right ]; then of=$child; else of=$$; fi
+		if [ "$1" = right ]; then of=$child; else of=$$$$; fi
 		id=$("$2/pidfs_probe" facts "$of" | awk "\$1 == \"ino\" { print \$2 }")
-		echo "$$ $child" > "$3.pids"
+		echo "$$$$ $child" > "$3.pids"
 		systemd-notify MAINPID="$child" MAINPIDFDID="$id" READY=1
 		wait' bash "$how" "$B" "$W/$name" "$name"
 }
