@@ -106,6 +106,15 @@ if [ -z "${KERNEL:-}" ]; then
 	base_facts "${BASE:-6.1}"
 	KERNEL=$BASE_PATCHED
 fi
+# A boot of another release (make system KERNEL=stock-trixie, which runs
+# deps.sh first) selects the build it boots: system-stock. (So no matrix
+# config may be named after a release: patched-trixie is this, not
+# patched + kconfig/matrix/trixie.config.)
+read -r _ system_kernel system_release <<<"$(system_boot "${KERNEL#system-}")"
+if [ -n "$system_kernel" ] && [ "${KERNEL#system-}" = "$system_kernel-$system_release" ]; then
+	KERNEL=system-$system_kernel
+fi
+unset system_kernel system_release
 BASE=$(kernel_bases "$KERNEL")
 case $BASE in
 '') die "unknown KERNEL=$KERNEL ($(kernel_names))" ;;

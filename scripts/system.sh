@@ -32,10 +32,6 @@
 # system-compare-trixie-pidfs.ktap: the pidfs case's lines of
 # patched-trixie against upstream's (the same Debian 13 on each).
 set -euo pipefail
-# The names are the arguments (make system passes KERNEL as one): a boot
-# such as stock-trixie is no kernel of common.sh's tables, and each run
-# below sets KERNEL to the build it boots.
-unset KERNEL
 . "$(dirname "$0")/common.sh"
 
 kernels=()
