@@ -68,6 +68,7 @@ kernel_names() {
 	for b in $BASES; do
 		(base_facts "$b" && echo $BASE_KERNELS "$BASE_PATCHED-<c>" && printf 'system-%s\n' $BASE_SYSTEM)
 	done | xargs | sed 's/ /, /g'
+	echo "; make system: $(system_names | sed 's/ /, /g')"
 }
 
 # make system's names: each base's BASE_SYSTEM kernels, booting its
