@@ -64,11 +64,11 @@ kernel_bases() {
 
 # kernel_names: every kernel name the tables know, for messages.
 kernel_names() {
-	local b
-	for b in $BASES; do
+	local b names
+	names=$(for b in $BASES; do
 		(base_facts "$b" && echo $BASE_KERNELS "$BASE_PATCHED-<c>" && printf 'system-%s\n' $BASE_SYSTEM)
-	done | xargs | sed 's/ /, /g'
-	echo "; make system: $(system_names | sed 's/ /, /g')"
+	done | xargs | sed 's/ /, /g')
+	echo "$names; make system: $(system_names | sed 's/ /, /g')"
 }
 
 # make system's names: each base's BASE_SYSTEM kernels, booting its
