@@ -18,7 +18,8 @@ PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
 # make test and make system run their own list of kernels, every base's
 # (scripts/base/: BASE_TEST and BASE_SYSTEM): scripts/test.sh patched,
 # upstream and patched612 (ARCH=arm64: patched); scripts/system.sh
-# patched, stock, upstream and patched612. Naming KERNEL (make test
+# patched, stock, patched-trixie, stock-trixie (BASE_SYSTEM_ALSO: Debian
+# 13 on the 6.1 kernels), upstream and patched612. Naming KERNEL (make test
 # KERNEL=stock, make system KERNEL=patched612) passes that one to them.
 # ONLY=globs: make test runs only the plan entries and host steps whose
 # names match (make test ONLY='conformance:send_signal*'); ENTRY:CASE one
@@ -46,8 +47,8 @@ help:
 	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md; BASE=6.12:"
 	@echo "                  patched612 vs upstream)"
 	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md; BASE=6.12: debug612)"
-	@echo "make system       a real Debian with systemd and AppArmor: Debian 12 on patched and stock 6.1,"
-	@echo "                  Debian 13 on patched612 and upstream 6.12; walkers compared (docs/system.md)"
+	@echo "make system       a real Debian with systemd and AppArmor: Debian 12 and 13 on patched and stock 6.1,"
+	@echo "                  Debian 13 on patched612 and upstream 6.12; walkers and pidfs compared (docs/system.md)"
 	@echo "  KERNEL=k          one of them: patched, stock, patched612, upstream (no comparison)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/ (BASE=6.12: patches-6.12/)"
 	@echo "make patches      regenerate every series (BASE=b: one) from the cached tree's series"

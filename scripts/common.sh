@@ -64,10 +64,42 @@ kernel_bases() {
 
 # kernel_names: every kernel name the tables know, for messages.
 kernel_names() {
+	local b names
+	names=$(for b in $BASES; do
+		(base_facts "$b" && echo $BASE_KERNELS "$BASE_PATCHED-<c>" && printf 'system-%s\n' $BASE_SYSTEM)
+	done | xargs | sed 's/ /, /g')
+	echo "$names; make system: $(system_names | sed 's/ /, /g')"
+}
+
+# make system's names: each base's BASE_SYSTEM kernels, booting its
+# BASE_RELEASE, and <kernel>-<release> for every release of its
+# BASE_SYSTEM_ALSO (patched-trixie: Debian 13 on build/system-patched).
+# They name a boot, not a build: scripts/system.sh builds system-<kernel>.
+
+# system_names: every name, each base's in its table's order, oldest base
+# first (make system's default list).
+system_names() {
 	local b
 	for b in $BASES; do
-		(base_facts "$b" && echo $BASE_KERNELS "$BASE_PATCHED-<c>" && printf 'system-%s\n' $BASE_SYSTEM)
-	done | xargs | sed 's/ /, /g'
+		(base_facts "$b"
+		 echo $BASE_SYSTEM
+		 for r in $BASE_SYSTEM_ALSO; do printf '%s\n' $BASE_SYSTEM | sed "s/\$/-$r/"; done)
+	done | xargs
+}
+
+# system_boot NAME: "BASE KERNEL RELEASE" of make system name NAME
+# (patched-trixie: "6.1 patched trixie"); nothing for an unknown name.
+system_boot() {
+	local b
+	for b in $BASES; do
+		(base_facts "$b"
+		 for k in $BASE_SYSTEM; do
+			[ "$1" = "$k" ] && echo "$b $k $BASE_RELEASE"
+			for r in $BASE_SYSTEM_ALSO; do
+				[ "$1" = "$k-$r" ] && echo "$b $k $r"
+			done
+		 done)
+	done
 }
 
 # The default base: 6.1. A kernel's table decides its base.
@@ -75,6 +107,15 @@ if [ -z "${KERNEL:-}" ]; then
 	base_facts "${BASE:-6.1}"
 	KERNEL=$BASE_PATCHED
 fi
+# A boot of another release (make system KERNEL=stock-trixie, which runs
+# deps.sh first) selects the build it boots: system-stock. (So no matrix
+# config may be named after a release: patched-trixie is this, not
+# patched + kconfig/matrix/trixie.config.)
+read -r _ system_kernel system_release <<<"$(system_boot "${KERNEL#system-}")"
+if [ -n "$system_kernel" ] && [ "${KERNEL#system-}" = "$system_kernel-$system_release" ]; then
+	KERNEL=system-$system_kernel
+fi
+unset system_kernel system_release
 BASE=$(kernel_bases "$KERNEL")
 case $BASE in
 '') die "unknown KERNEL=$KERNEL ($(kernel_names))" ;;

@@ -9,13 +9,15 @@
 #   scripts/system.sh                 the default list below, then the comparisons
 #   scripts/system.sh patched612      one kernel (make system KERNEL=patched612)
 #   scripts/system.sh patched stock   these; a pair compares its walkers
-# Kernels: patched, stock (Debian 12); patched612, upstream (Debian 13):
-# each base's BASE_SYSTEM and BASE_RELEASE (scripts/base/); system-<kernel>
-# names the same. SYSTEM_KERNELS sets the default list.
+# Names: patched, stock (Debian 12); patched612, upstream (Debian 13):
+# each base's BASE_SYSTEM and BASE_RELEASE (scripts/base/); and
+# patched-trixie, stock-trixie: Debian 13 on the same two 6.1 kernels
+# (BASE_SYSTEM_ALSO; issue 32). system-<name> names the same.
+# SYSTEM_KERNELS sets the default list (common.sh: system_names).
 #
 # Kernel: tinyconfig + kconfig/{guest,x86_64,system}.config (+
 # system-6.12.config on 6.12) in build/system-<kernel> (scripts/kernel.sh
-# with KERNEL=system-<kernel>).
+# with KERNEL=system-<kernel>); <kernel>-<release> boots that same build.
 # Root: mmdebstrap --variant=minbase of system/packages from the machine's
 # apt sources (for trixie the same archive with the suite names changed),
 # cached as $CACHE/system/rootfs-<hash>.tar, one per release (rebuilt when
@@ -23,27 +25,34 @@
 # tool install), the plan, its programs (built against the kernel's
 # headers) and the AppArmor profiles, and is rebuilt when one of those
 # changes. QEMU boots it with snapshot=on, so the image stays as built.
-# Output in $CACHE/out/system-<kernel>: system.console, system.ktap;
-# $CACHE/out/system-compare.ktap (patched/stock) and
-# system-compare-6.12.ktap (patched612/upstream): the walker comparisons.
+# Output in $CACHE/out/system-<name>: system.console, system.ktap;
+# $CACHE/out/system-compare.ktap (patched/stock),
+# system-compare-trixie.ktap (patched-trixie/stock-trixie) and
+# system-compare-6.12.ktap (patched612/upstream): the walker comparisons;
+# system-compare-trixie-pidfs.ktap: the pidfs case's lines of
+# patched-trixie against upstream's (the same Debian 13 on each).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 kernels=()
 # Every base's, in its table's order (upstream before patched612: a cold
 # system-patched612 starts from its build).
-for k in ${*:-${SYSTEM_KERNELS:-$(each_base BASE_SYSTEM)}}; do
+for k in ${*:-${SYSTEM_KERNELS:-$(system_names)}}; do
 	k=${k#system-}
-	[ -n "$(kernel_bases "system-$k")" ] ||
-		die "make system: KERNEL=$(each_base BASE_SYSTEM | sed 's/ /, /g'), not $k"
+	[ -n "$(system_boot "$k")" ] ||
+		die "make system: KERNEL=$(system_names | sed 's/ /, /g'), not $k"
 	kernels+=("$k")
 done
 SYS=$CACHE/system
 mkdir -p "$SYS"
 
-# release KERNEL: the Debian suite booted on it, its base's BASE_RELEASE
+# release NAME: the Debian suite booted (its base's BASE_RELEASE, or the
+# release in the name); build NAME: the kernel it boots (stock-trixie: stock)
 release() {
-	base_fact "$(kernel_bases "system-$1")" BASE_RELEASE
+	system_boot "$1" | cut -d' ' -f3
+}
+build() {
+	system_boot "$1" | cut -d' ' -f2
 }
 # release_name SUITE: "Debian 12"
 release_name() {
@@ -103,23 +112,32 @@ rootfs_of() {
 
 # --- one kernel: build, image, boot, judge ---
 run_kernel() {
-	local k=$1 build out img stage inputs ikey start rootfs suite
+	local k=$1 build out headers img stage inputs ikey start rootfs suite c p
 	suite=$(release "$k")
 	rootfs=$(rootfs_of "$suite")
-	export KERNEL=system-$k
+	export KERNEL=system-$(build "$k")
 	build=$CACHE/build/$KERNEL
-	out=$CACHE/out/$KERNEL
+	headers=$CACHE/out/$KERNEL/headers/include
+	out=$CACHE/out/system-$k
 	"$REPO/scripts/tree.sh"
 	"$REPO/scripts/kernel.sh"
 	mkdir -p "$out/bin"
 
 	# The guest programs, static, against this kernel's UAPI headers, by
 	# compile (common.sh): an interrupted compile leaves only a .tmp.
-	CFLAGS_GUEST=$(guest_cflags "$out/headers/include")
-	COMPILE_DEPS=("$out/headers/include/linux/pidfd.h")
+	# sd_inode_id dlopen()s the guest's libsystemd, so it is linked
+	# against the guest's libc, dynamically (built with this machine's
+	# Debian 12 glibc, it runs on Debian 12 and 13).
+	CFLAGS_GUEST=$(guest_cflags "$headers")
+	COMPILE_DEPS=("$headers/linux/pidfd.h")
 	rm -f "$out"/bin/*.tmp
 	for c in "$REPO"/system/*.c; do
-		compile "$out/bin/$(basename "$c" .c)" "$c"
+		p=$(basename "$c" .c)
+		if [ "$p" = sd_inode_id ]; then
+			CFLAGS_GUEST=${CFLAGS_GUEST#-static } compile "$out/bin/$p" "$c" -ldl
+		else
+			compile "$out/bin/$p" "$c"
+		fi
 	done
 	make -s -C "$REPO/tool" pfkill pfgrep >&2 || die "cannot build tool/pfkill"
 
@@ -165,29 +183,33 @@ run_kernel() {
 	"$REPO/scripts/ktap.sh" "$console" "$results" | tee "$out/system.verdict" || true
 }
 
-# --- the walkers (case 3): each patched kernel against its reference ---
-# Every "# walker: NAME status=N" and "# walker: NAME err: LINE" line of
-# the patched run must be in the reference run and back: patched against
-# stock (Debian 12), patched612 against upstream (Debian 13).
+# --- the comparisons: walkers (case 3), pidfs (case 6) ---
+# Every "# TAG: NAME status=N", "# TAG: NAME err: LINE" and
+# "# TAG: NAME saw: WHAT" line of one run must be in the other and back:
+# the walkers of each patched kernel against its reference, booting the
+# same release (patched/stock, patched-trixie/stock-trixie,
+# patched612/upstream); the pidfs case's lines of patched-trixie against
+# upstream, both Debian 13: its programs must find pidfs on the patched
+# 6.1 kernel as on upstream 6.12.
 lines_of() {
-	awk -v n="$1 " 'index($0, n) == 1' "$SYS/walkers.$2" | sort
+	awk -v n="$1 " 'index($0, n) == 1' "$SYS/$2.$3" | sort
 }
 
-# walkers_compare PATCHED REF: the walker lines of both runs, one subtest
-# per walker; 4 (skip) without both runs, 1 when a walker differs or
-# there was none.
-walkers_compare() {
-	local a=$1 b=$2 n=0 bad=0 name only_a only_b
+# lines_compare TAG A B: the TAG lines of both runs, one subtest per
+# NAME; 4 (skip) without both runs, 1 when a NAME differs or there was
+# none.
+lines_compare() {
+	local tag=$1 a=$2 b=$3 n=0 bad=0 name only_a only_b
 	local p=$CACHE/out/system-$a/system.ktap s=$CACHE/out/system-$b/system.ktap
 	if [ ! -f "$p" ] || [ ! -f "$s" ]; then
 		echo "    # needs both runs (make system)"
 		return 4
 	fi
-	grep -h '^    # walker: ' "$p" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.$a"
-	grep -h '^    # walker: ' "$s" | tr -d '\r' | sed 's/^    # walker: //' > "$SYS/walkers.$b"
+	grep -h "^    # $tag: " "$p" | tr -d '\r' | sed "s/^    # $tag: //" > "$SYS/$tag.$a"
+	grep -h "^    # $tag: " "$s" | tr -d '\r' | sed "s/^    # $tag: //" > "$SYS/$tag.$b"
 	while IFS= read -r name; do
-		only_a=$(lines_of "$name" "$a" | comm -23 - <(lines_of "$name" "$b"))
-		only_b=$(lines_of "$name" "$b" | comm -23 - <(lines_of "$name" "$a"))
+		only_a=$(lines_of "$name" "$tag" "$a" | comm -23 - <(lines_of "$name" "$tag" "$b"))
+		only_b=$(lines_of "$name" "$tag" "$b" | comm -23 - <(lines_of "$name" "$tag" "$a"))
 		if [ -z "$only_a$only_b" ]; then
 			echo "    ok $((++n)) $name"
 		else
@@ -197,20 +219,21 @@ walkers_compare() {
 			echo "    not ok $((++n)) $name"
 			bad=1
 		fi
-	done < <(sed -n 's/ status=[0-9]*$//p' "$SYS/walkers.$a")
-	[ "$n" -gt 0 ] || { echo "    # no walker lines"; return 1; }
+	done < <(sed -n 's/ status=[0-9]*$//p; s/ saw: .*//p' "$SYS/$tag.$a" | sort -u)
+	[ "$n" -gt 0 ] || { echo "    # no $tag lines"; return 1; }
 	return $bad
 }
 
-# compare PATCHED REF SUFFIX: the comparison as a one-case KTAP file and
-# its verdict (system-compare.* for 6.1, system-compare-6.12.* for 6.12:
-# SUFFIX is the base's BASE_SUFFIX).
+# compare CASE TAG A B SUFFIX: the comparison as a one-case KTAP file
+# (system:CASE-vs-B: walkers-vs-stock, pidfs-vs-upstream) and its verdict, in
+# system-compare<SUFFIX>.* (the base's BASE_SUFFIX, then -<release> for
+# another base's release, then -pidfs for the pidfs lines).
 compare() {
-	local a=$1 b=$2 suffix=$3
+	local case=$1 tag=$2 a=$3 b=$4 suffix=$5
 	local f=$CACHE/out/system-compare$suffix.ktap
-	ktap_case "system:walkers-vs-$b" "" walkers_compare "$a" "$b" > "$f"
+	ktap_case "system:$case-vs-$b" "" lines_compare "$tag" "$a" "$b" > "$f"
 	: > "$SYS/compare$suffix.console"
-	say "walkers: $a against $b"
+	say "$tag lines: $a against $b"
 	"$REPO/scripts/ktap.sh" "$SYS/compare$suffix.console" "$f" |
 		tee "$CACHE/out/system-compare$suffix.verdict" || true
 	files+=("$CACHE/out/system-compare$suffix.verdict")
@@ -222,18 +245,38 @@ has() {
 	return 1
 }
 
+# release_reference SUITE: the pristine kernel of the base whose release
+# SUITE is (trixie: upstream)
+release_reference() {
+	local b
+	for b in $BASES; do
+		[ "$(base_fact "$b" BASE_RELEASE)" = "$1" ] && base_fact "$b" BASE_PRISTINE
+	done
+}
+
 files=()
 for k in "${kernels[@]}"; do
 	run_kernel "$k"
 	files+=("$CACHE/out/system-$k/system.verdict")
 done
-# Each base's patched kernel against its pristine one, when both ran.
+# Each base's patched kernel against its pristine one, when both ran,
+# under each release it boots.
 for b in $BASES; do
 	patched=$(base_fact "$b" BASE_PATCHED)
 	pristine=$(base_fact "$b" BASE_PRISTINE)
+	suffix=$(base_fact "$b" BASE_SUFFIX)
 	if has "$patched" && has "$pristine"; then
-		compare "$patched" "$pristine" "$(base_fact "$b" BASE_SUFFIX)"
+		compare walkers walker "$patched" "$pristine" "$suffix"
 	fi
+	for r in $(base_fact "$b" BASE_SYSTEM_ALSO); do
+		if has "$patched-$r" && has "$pristine-$r"; then
+			compare walkers walker "$patched-$r" "$pristine-$r" "$suffix-$r"
+		fi
+		ref=$(release_reference "$r")
+		if [ -n "$ref" ] && has "$patched-$r" && has "$ref"; then
+			compare pidfs pidfs "$patched-$r" "$ref" "$suffix-$r-pidfs"
+		fi
+	done
 done
 say "make system: kernels ${kernels[*]}"
 record_time "make system ${kernels[*]}" $SECONDS

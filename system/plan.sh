@@ -19,6 +19,13 @@
 #   system:apparmor  every signal path under a denying and an allowing
 #                    profile (bin/aa_signal)
 #   system:pidns     process-group scope inside a pid namespace (bin/pgroup_ns)
+#   system:pidfs     the release's programs that look for pidfs (systemd's
+#                    MAINPIDFDID= check, libsystemd, lsfd) and those that
+#                    use pidfds (nsenter, waitpid), against what the kernel
+#                    says of a pidfd (bin/pidfs_probe): the pidfs path, or
+#                    the fallback where pidfds are anonymous inodes;
+#                    "# pidfs:" lines, which scripts/system.sh compares
+#                    between patched 6.1 and upstream 6.12 under Debian 13
 # A case's subtests are "    ok N name"; a feature the kernel lacks skips.
 set -uo pipefail
 
@@ -32,7 +39,7 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
 emit() { printf '%s\n' "$*" >&3; printf '%s\n' "$*"; }
 
-cases=(boot clients walkers apparmor pidns)
+cases=(boot clients walkers apparmor pidns pidfs)
 release=$(. /etc/os-release && echo "$PRETTY_NAME")
 systemd_version=$(systemctl --version | awk 'NR == 1 { print $2 }')
 number=0 sub=0 sub_fail=0 sub_skip=0 sub_pass=0
@@ -352,6 +359,212 @@ case_apparmor() {
 # --- case 5 ---
 case_pidns() {
 	relay "" systemd-run --quiet --wait --pipe -p Type=exec "$B/pgroup_ns"
+}
+
+# --- case 6 ---
+# What the kernel says of a pidfd decides the path: a pidfs file (upstream
+# 6.9 and later, the patched 6.1 series) or an anonymous inode (stock 6.1);
+# every facet the kernel shows must agree with it, and each program must
+# take the path it takes there: the pidfs one, or its fallback, asserted as
+# such. pidfs_note NAME WHAT: a "# pidfs:" line without numbers (pids and
+# inodes differ between boots); scripts/system.sh requires the same lines
+# of patched 6.1 and upstream 6.12 under Debian 13.
+pidfs_note() { note "pidfs: $1 saw: $2"; }
+
+# fact FACTS KEY: the value of KEY in pidfs_probe facts output
+fact() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print }' <<<"$1"; }
+
+# notify_main NAME HOW: a Type=notify service whose shell starts a child
+# (sigrec, recording into $W/NAME.log) and tells systemd that it is the
+# main process now: MAINPID= of the child with MAINPIDFDID= the inode of
+# a pidfd of the child ("right") or of the shell itself ("wrong", a live
+# process's identity, not a made-up number). $W/NAME.pids: "SHELL CHILD".
+# ($$$$: systemd makes the command line's "$$" one "$", bash's $$ needs two.)
+notify_main() {
+	local name=$1 how=$2
+	rm -f "$W/$name.pids" "$W/$name.log"
+	systemctl reset-failed "$name.service" 2>/dev/null
+	systemd-run --quiet --unit="$name" -p Type=notify -p NotifyAccess=all \
+		-p TimeoutStartSec=20 -p TimeoutStopSec=5 /bin/bash -c '
+		"$2/sigrec" "$3.log" "pidfd-sys-$4" & child=$!
+		for i in $(seq 50); do grep -q " ready$" "$3.log" 2>/dev/null && break; sleep 0.1; done
+		if [ "$1" = right ]; then of=$child; else of=$$$$; fi
+		id=$("$2/pidfs_probe" facts "$of" | awk "\$1 == \"ino\" { print \$2 }")
+		echo "$$$$ $child" > "$3.pids"
+		systemd-notify MAINPID="$child" MAINPIDFDID="$id" READY=1
+		wait' bash "$how" "$B" "$W/$name" "$name"
+}
+
+# journal_has UNIT REGEX: PID 1's messages about UNIT match, within 5 s
+journal_has() {
+	local i
+	for i in $(seq 50); do
+		journalctl -q -o cat -u "$1" | grep -qE "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+case_pidfs() {
+	local t facts ofacts magic mode ino line name how shell child main want
+	local holder hfd hino out n s w
+
+	# The kernel's answer, for a process of our own in its own UTS namespace
+	# (with a hostname of its own, for the namespace checks below)
+	unshare -u bash -c 'echo pidfs-uts > /proc/sys/kernel/hostname; exec sleep 600' &
+	t=$!
+	sleep 0.3
+	facts=$("$B/pidfs_probe" facts "$t")
+	ofacts=$("$B/pidfs_probe" facts $$)
+	magic=$(fact "$facts" magic)
+	ino=$(fact "$facts" ino)
+	case $magic in
+	0x50494446) mode=pidfs ;;
+	0x9041934) mode=anon ;;
+	*) mode=other ;;
+	esac
+	t_is "$([ "$mode" != other ] && echo 1)" "fstatfs(pidfd): pidfs or anonymous inode" \
+		"$([ "$mode" = pidfs ] && echo "PID_FS_MAGIC: the pidfs paths" ||
+			echo "ANON_INODE_FS_MAGIC: no pidfs, the fallbacks")" "f_type $magic"
+	pidfs_note "fstatfs" "$mode"
+	note "pidfd of $t: $(tr '\n' ' ' <<<"$facts")"
+
+	# One inode per process on pidfs; one anonymous inode for all pidfds
+	if [ "$mode" = pidfs ]; then
+		t_is "$([ -n "$ino" ] && [ "$ino" != "$(fact "$ofacts" ino)" ] && echo 1)" \
+			"pidfs: two processes, two inodes" "" "$ino and $(fact "$ofacts" ino)"
+	else
+		t_is "$([ -n "$ino" ] && [ "$ino" = "$(fact "$ofacts" ino)" ] && echo 1)" \
+			"anonymous inode: every pidfd has the same st_ino" "" "$ino and $(fact "$ofacts" ino)"
+	fi
+	# PIDFD_GET_UTS_NAMESPACE: the target's namespace (not ours), or ENOTTY
+	# where pidfds have no ioctls
+	line=$(fact "$facts" uts_ioctl)
+	if [ "$mode" = pidfs ]; then
+		t_is "$([ "$line" = "ino $(fact "$facts" proc_uts)" ] &&
+			[ "$line" != "ino $(stat -Lc %i /proc/self/ns/uts)" ] && echo 1)" \
+			"pidfs: PIDFD_GET_UTS_NAMESPACE gives the target's namespace" "" \
+			"ioctl: $line, /proc/$t/ns/uts: $(fact "$facts" proc_uts)"
+	else
+		t_is "$([ "$line" = "err ENOTTY" ] && echo 1)" \
+			"anonymous inode: PIDFD_GET_UTS_NAMESPACE is ENOTTY" "" "ioctl: $line"
+	fi
+	pidfs_note "PIDFD_GET_UTS_NAMESPACE" "$([ "${line%% *}" = ino ] && echo "a namespace fd" || echo "$line")"
+
+	# libsystemd: sd_pidfd_get_inode_id() (systemd 258 and later)
+	out=$("$B/sd_inode_id" "$t" 2>&1)
+	s=$?
+	if [ "$s" = 4 ]; then
+		t_skip "libsystemd sd_pidfd_get_inode_id()" "libsystemd of systemd $systemd_version: $out"
+	elif [ "$mode" = pidfs ]; then
+		t_is "$([ "$s" = 0 ] && [ "$(fact "$out" ret)" = 0 ] && [ "$(fact "$out" ino)" = "$ino" ] && echo 1)" \
+			"libsystemd sd_pidfd_get_inode_id(): the pidfs inode" "" "exit $s: $(tr '\n' ' ' <<<"$out"), fstat: $ino"
+	else
+		t_is "$([ "$s" = 0 ] && [ "$(fact "$out" ret)" = -95 ] && echo 1)" \
+			"libsystemd sd_pidfd_get_inode_id(): -EOPNOTSUPP without pidfs" "" "exit $s: $(tr '\n' ' ' <<<"$out")"
+	fi
+	pidfs_note "sd_pidfd_get_inode_id" "$(if [ "$s" = 4 ]; then echo missing; else fact "$out" ret; fi)"
+
+	# systemd 257 checks MAINPIDFDID= against its own pidfd of the new main
+	# process (src/core/service.c, service_notify_message_parse_new_pid():
+	# pidref_acquire_pidfd_id(), pidfd_get_inode_id() of
+	# src/basic/pidfd-util.c: fstatfs for PID_FS_MAGIC, then fstat); a
+	# mismatch is refused with a warning. Without pidfs it gets
+	# -EOPNOTSUPP, which it does not log (only other errors are), and
+	# takes MAINPID= unchecked: the wrong inode moves the main PID too.
+	if [ "$systemd_version" -ge 257 ]; then
+		for how in right wrong; do
+			name=pidfs-main-$how
+			notify_main "$name" "$how"
+			read -r shell child _ < "$W/$name.pids"
+			main=$(systemctl show -P MainPID "$name")
+			if [ "$mode" = pidfs ] && [ "$how" = wrong ]; then
+				want=$shell
+				journal_has "$name" 'mismatches with received MAINPIDFDID'
+			else
+				want=$child
+				! journal_has "$name" 'mismatches with received MAINPIDFDID|not validating MAINPIDFDID'
+			fi
+			n=$?
+			t_is "$([ "$main" = "$want" ] && [ "$n" = 0 ] && echo 1)" \
+				"systemd $systemd_version: MAINPID= with the $how MAINPIDFDID= ($([ "$mode" = pidfs ] &&
+					echo checked || echo "unchecked: not supported"))" "" \
+				"MainPID $main (shell $shell, child $child), journal: $(journalctl -q -o cat -u "$name" |
+					grep -E 'mismatches with|not validating' | tail -1)"
+			pidfs_note "systemd MAINPIDFDID=$how" "main $([ "$main" = "$child" ] && echo child ||
+				{ [ "$main" = "$shell" ] && echo shell || echo other; }), journal: $(journalctl -q -o cat -u "$name" |
+				grep -o 'mismatches with received\|not validating.*: .*' | sed -E 's/[0-9]+/N/g' | tail -1)"
+			# systemctl kill --kill-whom=main: PID 1's PidRef of the new main
+			if [ "$how" = right ]; then
+				systemctl kill --kill-whom=main -s USR1 "$name"
+				t_is "$(wait_received "$name" 10 1 && awk '$3 == 10 { print $1, $5 }' "$W/$name.log" |
+					grep -qx "$child 1" && echo 1)" \
+					"systemctl kill --kill-whom=main: the new main process took USR1 from PID 1" "" \
+					"records: $(awk '$3 == 10' "$W/$name.log" | tr '\n' ';') (child $child)"
+			fi
+			systemctl stop "$name" 2>/dev/null
+			systemctl reset-failed "$name" 2>/dev/null
+		done
+	else
+		t_skip "systemd: MAINPID= with MAINPIDFDID=" "systemd $systemd_version has no MAINPIDFDID= (257)"
+	fi
+
+	# lsfd (util-linux 2.40.1 and later) recognises pidfs by the device of
+	# a pidfd of its own (lsfd-cmd/file.c, get_minor_for_pidfs()); on an
+	# anonymous inode it finds the pidfd by its anon_inode class
+	if command -v lsfd >/dev/null && grep -q pidfs "$(command -v lsfd)"; then
+		"$B/pidfs_probe" hold "$t" > "$W/hold.out" &
+		holder=$!
+		for w in $(seq 50); do grep -q '^ino ' "$W/hold.out" && break; sleep 0.1; done
+		hfd=$(awk '$1 == "fd" { print $2 }' "$W/hold.out")
+		hino=$(awk '$1 == "ino" { print $2 }' "$W/hold.out")
+		line=$(lsfd -p "$holder" -n -r -o TYPE,SOURCE,INODE,PIDFD.PID -Q "FD == $hfd" 2>&1)
+		# (SOURCE is anon_inodefs on upstream 6.12 too, lsfd's pidfs probe
+		# not taking there; the comparison with upstream checks it)
+		if [ "$mode" = pidfs ]; then
+			t_is "$([ "$(cut -d' ' -f1,3,4 <<<"$line")" = "pidfd $ino $t" ] && [ "$hino" = "$ino" ] && echo 1)" \
+				"lsfd: TYPE pidfd, the process's pidfs inode, PIDFD.PID" "" \
+				"lsfd: '$line', want 'pidfd <source> $ino $t'"
+		else
+			t_is "$([ "$(cut -d' ' -f2,4 <<<"$line")" = "anon_inodefs $t" ] && echo 1)" \
+				"lsfd: SOURCE anon_inodefs and PIDFD.PID without pidfs" "" "lsfd: '$line'"
+		fi
+		pidfs_note "lsfd" "TYPE $(cut -d' ' -f1 <<<"$line") SOURCE $(cut -d' ' -f2 <<<"$line")"
+		kill "$holder"
+		wait "$holder" 2>/dev/null
+	else
+		t_skip "lsfd on a pidfd" "no lsfd that knows pidfs in $release ($(lsfd --version 2>&1 | head -1))"
+	fi
+
+	# nsenter -t (util-linux 2.41: pidfd_open() and setns() of the pidfd;
+	# earlier: the /proc/PID/ns files)
+	out=$(strace -f -o "$W/nsenter.strace" -e trace=pidfd_open,setns nsenter -t "$t" -u uname -n 2>&1)
+	s=$?
+	how=$(grep -q 'pidfd_open(' "$W/nsenter.strace" && echo "setns of a pidfd" || echo "setns of /proc/PID/ns files")
+	t_is "$([ "$s" = 0 ] && [ "$out" = pidfs-uts ] && echo 1)" "nsenter -t PID -u: the target's hostname" \
+		"$how" "exit $s, '$out'; $(grep setns "$W/nsenter.strace" | tr '\n' ';')"
+	pidfs_note "nsenter -t" "$how, exit $s"
+
+	# waitpid (util-linux 2.40 and later: a pidfd and poll): waits while the
+	# process lives, returns once it ended
+	if command -v waitpid >/dev/null; then
+		waitpid --timeout 1 "$t" >/dev/null 2>&1
+		n=$?
+		waitpid "$t" &
+		w=$!
+		sleep 0.3
+		kill "$t"
+		wait "$w"
+		s=$?
+		t_is "$([ "$n" != 0 ] && [ "$s" = 0 ] && echo 1)" \
+			"waitpid: times out while the process lives, returns when it ends" "" \
+			"with it alive: exit $n; after kill: exit $s"
+		pidfs_note "waitpid" "alive: exit $([ "$n" = 0 ] && echo 0 || echo non-zero), ended: exit $s"
+	else
+		t_skip "waitpid" "no waitpid in $release"
+		kill "$t"
+	fi
+	wait "$t" 2>/dev/null
 }
 
 for c in "${cases[@]}"; do

@@ -41,6 +41,12 @@ BASE_TEST=patched		# make test's kernels (x86_64), in this order
 BASE_SYSTEM="patched stock"
 BASE_RELEASE=bookworm
 BASE_RELEASE_NAME="Debian 12"
+# Other bases' releases make system also boots on the same two kernels
+# (the same builds, build/system-patched and build/system-stock), as
+# <kernel>-<release>: patched-trixie and stock-trixie, Debian 13's
+# userspace (systemd 257, util-linux 2.41) on 6.1, as a Debian 12 host
+# runs newer containers (issue 32: the programs that look for pidfs).
+BASE_SYSTEM_ALSO=trixie
 
 # kconfig/ fragments after guest.config and the architecture's.
 BASE_DEBUG_KCONFIG="debug.config"
