@@ -18,28 +18,6 @@
 
 #include "../kselftest_harness.h"
 
-/*
- * A child that waits until the write end of @pipefd is closed, then
- * exits with @code.
- */
-static pid_t fork_waiter(int pipefd[2], int code)
-{
-	pid_t pid;
-	char c;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(pipefd[1]);
-		while (read(pipefd[0], &c, 1) < 0 && errno == EINTR)
-			;
-		_exit(code);
-	}
-	close(pipefd[0]);
-	return pid;
-}
-
 TEST(live_process_ids)
 {
 	struct pidfd_info info;

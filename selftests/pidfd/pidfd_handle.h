@@ -160,6 +160,28 @@ static inline pid_t clone3_fork(uint64_t flags, int exit_signal, int *pidfd)
 	return pid;
 }
 
+/*
+ * A child that waits until the write end of @pipefd is closed, then
+ * exits with @code.
+ */
+static inline pid_t fork_waiter(int pipefd[2], int code)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[1]);
+		while (read(pipefd[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(code);
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
 /* PIDFD_GET_INFO asking for @mask; the result in @info. */
 static inline int get_info(int pidfd, __u64 mask, struct pidfd_info *info)
 {

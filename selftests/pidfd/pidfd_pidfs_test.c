@@ -46,25 +46,6 @@
 /* The unprivileged user guest/init.c creates. */
 #define PIDFS_UNPRIV_ID 1000
 
-/* A child that blocks until the write end of @pipefd is closed. */
-static pid_t spawn_waiter(int pipefd[2])
-{
-	pid_t pid;
-	char c;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(pipefd[1]);
-		while (read(pipefd[0], &c, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(pipefd[0]);
-	return pid;
-}
-
 static void end_waiter(int pipefd[2], pid_t pid)
 {
 	close(pipefd[1]);
@@ -191,7 +172,7 @@ TEST(one_inode_per_struct_pid)
 	EXPECT_EQ(same_inode(leader_fd, thread_fd), 1);
 	close(thread_fd);
 
-	other = spawn_waiter(other_pipe);
+	other = fork_waiter(other_pipe, 0);
 	ASSERT_GT(other, 0);
 	other_fd = sys_pidfd_open(other, 0);
 	ASSERT_GE(other_fd, 0);
@@ -240,7 +221,7 @@ TEST(inode_number_is_the_identity_for_the_boot)
 	ino_t first, later;
 	pid_t pid, newer;
 
-	pid = spawn_waiter(pipefd);
+	pid = fork_waiter(pipefd, 0);
 	ASSERT_GT(pid, 0);
 	fd = sys_pidfd_open(pid, 0);
 	ASSERT_GE(fd, 0);
@@ -256,7 +237,7 @@ TEST(inode_number_is_the_identity_for_the_boot)
 	EXPECT_EQ(inode_of(again), first);
 
 	/* A later process: a larger number, never the reaped one's. */
-	newer = spawn_waiter(pipefd);
+	newer = fork_waiter(pipefd, 0);
 	ASSERT_GT(newer, 0);
 	later_fd = sys_pidfd_open(newer, 0);
 	ASSERT_GE(later_fd, 0);
@@ -500,7 +481,7 @@ TEST(namespace_ioctl_refusals)
 	int pipefd[2], pidfd, zombie_fd;
 	pid_t pid;
 
-	pid = spawn_waiter(pipefd);
+	pid = fork_waiter(pipefd, 0);
 	ASSERT_GT(pid, 0);
 	pidfd = sys_pidfd_open(pid, 0);
 	ASSERT_GE(pidfd, 0);
@@ -543,7 +524,7 @@ TEST(namespace_ioctl_permission)
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root to set up both users");
-	root_proc = spawn_waiter(root_pipe);
+	root_proc = fork_waiter(root_pipe, 0);
 	ASSERT_GT(root_proc, 0);
 
 	caller = fork();
@@ -561,7 +542,7 @@ TEST(namespace_ioctl_permission)
 		/* setresuid() made us undumpable, and our child with us. */
 		prctl(PR_SET_DUMPABLE, 1);
 		/* A process of our own user. */
-		peer = spawn_waiter(peer_pipe);
+		peer = fork_waiter(peer_pipe, 0);
 		peer_fd = sys_pidfd_open(peer, 0);
 		if (peer < 0 || peer_fd < 0)
 			_exit(11);
