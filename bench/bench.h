@@ -263,6 +263,28 @@ static inline void bench_na(const char *name, const char *a, const char *b,
 	bench_untimed(name, a, b, why, 0);
 }
 
+/* struct clone_args as of its first version (Linux 5.3), for clone3(). */
+struct clone_args_v0 {
+	unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal;
+	unsigned long long stack, stack_size, tls;
+};
+
+/*
+ * The yardstick side of a pair: *(long *)ctx getppid() calls per job, a
+ * syscall the series leaves alone, enough that both sides of a job cost
+ * about the same.
+ */
+static inline int bench_op_getppid(void *ctx, long n)
+{
+	long per_job = *(long *)ctx, k;
+
+	while (n--)
+		for (k = 0; k < per_job; k++)
+			if (getppid() < 0)
+				return -1;
+	return 0;
+}
+
 /*
  * Measure A against B. Returns the median ratio, or -1 when a side
  * failed (reported as n/a).

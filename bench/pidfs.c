@@ -19,11 +19,6 @@
 #define GETPPID_PER_OPEN	16
 #define GETPPID_PER_CLONE	4096
 
-struct clone_args_v0 {
-	unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal;
-	unsigned long long stack, stack_size, tls;
-};
-
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -66,17 +61,6 @@ static int op_clone(void *ctx, long n)
 	return 0;
 }
 
-static int op_getppid(void *ctx, long n)
-{
-	long per_job = *(long *)ctx, k;
-
-	while (n--)
-		for (k = 0; k < per_job; k++)
-			if (getppid() < 0)
-				return -1;
-	return 0;
-}
-
 int main(void)
 {
 	long per_open = GETPPID_PER_OPEN, per_clone = GETPPID_PER_CLONE;
@@ -89,14 +73,15 @@ int main(void)
 	}
 	bench_pair("pidfs.open",
 		   (struct bench_side){ "pidfd_open+close", op_open, &child },
-		   (struct bench_side){ "getppid x16", op_getppid, &per_open });
+		   (struct bench_side){ "getppid x16", bench_op_getppid,
+					&per_open });
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 
 	bench_pair("pidfs.clone",
 		   (struct bench_side){ "clone3 CLONE_PIDFD+exit+wait",
 					op_clone, NULL },
-		   (struct bench_side){ "getppid x4096", op_getppid,
+		   (struct bench_side){ "getppid x4096", bench_op_getppid,
 					&per_clone });
 	return 0;
 }

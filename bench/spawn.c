@@ -16,11 +16,6 @@
 
 #define GETPPID_PER_JOB 4096
 
-struct clone_args_v0 {
-	unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal;
-	unsigned long long stack, stack_size, tls;
-};
-
 static int op_spawn(void *ctx, long n)
 {
 	struct clone_args_v0 args = { .exit_signal = SIGCHLD };
@@ -39,22 +34,13 @@ static int op_spawn(void *ctx, long n)
 	return 0;
 }
 
-static int op_getppid(void *ctx, long n)
-{
-	int k;
-
-	(void)ctx;
-	while (n--)
-		for (k = 0; k < GETPPID_PER_JOB; k++)
-			if (getppid() < 0)
-				return -1;
-	return 0;
-}
-
 int main(void)
 {
+	long per_job = GETPPID_PER_JOB;
+
 	bench_pair("spawn", (struct bench_side){ "clone3 flags 0+exit+wait",
 		   op_spawn, NULL },
-		   (struct bench_side){ "getppid x4096", op_getppid, NULL });
+		   (struct bench_side){ "getppid x4096", bench_op_getppid,
+					&per_job });
 	return 0;
 }
