@@ -269,6 +269,68 @@ TEST(no_two_processes_share_a_number)
 	}
 }
 
+/* How many inodes the kernel has, from /proc/sys/fs/inode-nr. */
+static long inodes_in_use(void)
+{
+	long nr, unused;
+	FILE *f = fopen("/proc/sys/fs/inode-nr", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &nr, &unused) != 2)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
+/*
+ * A process's pidfs inode goes once the process is reaped and its last
+ * pidfd closed, whatever used it before: pidfds opened and closed while
+ * it lived, a pidfd still open at the reap. So does the CLONE_PIDFD
+ * pidfd of a fork that failed after making it (a pidfd address the
+ * kernel cannot write: EFAULT). A leak would keep one inode per round.
+ */
+TEST(reaped_processes_leave_no_inode)
+{
+	enum { ROUNDS = 1000 };
+	struct handle_clone_args args = {
+		.flags = CLONE_PIDFD,
+		.pidfd = 8,
+		.exit_signal = SIGCHLD,
+	};
+	int i, fd, again, pipefd[2];
+	long before;
+	pid_t pid;
+
+	before = inodes_in_use();
+	ASSERT_GT(before, 0);
+	for (i = 0; i < ROUNDS; i++) {
+		pid = fork_waiter(pipefd, 0);
+		ASSERT_GT(pid, 0);
+		fd = sys_pidfd_open(pid, 0);
+		ASSERT_GE(fd, 0);
+		close(fd);
+		again = sys_pidfd_open(pid, 0);
+		ASSERT_GE(again, 0);
+		if (i % 2)
+			close(again);
+		end_waiter(pipefd, pid);
+		if (!(i % 2))
+			close(again);
+	}
+	EXPECT_LT(inodes_in_use() - before, ROUNDS / 2);
+
+	before = inodes_in_use();
+	for (i = 0; i < ROUNDS; i++) {
+		pid = syscall(__NR_clone3, &args, sizeof(args));
+		if (pid == 0)
+			_exit(0);
+		ASSERT_EQ(pid, -1);
+		ASSERT_EQ(errno, EFAULT);
+	}
+	EXPECT_LT(inodes_in_use() - before, ROUNDS / 2);
+}
+
 /*
  * What stat() shows: no file type (as the anonymous inode before pidfs:
  * lsof tells pidfds by it), owner-only permission bits, one link.
