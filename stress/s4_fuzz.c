@@ -6,16 +6,23 @@
  *   waitid(P_PIDFD), poll, ioctl(PIDFD_GET_INFO) with random sizes and
  *   masks, and clone3() with random CLONE_AUTOREAP, CLONE_NNP and
  *   CLONE_PIDFD_AUTOKILL combinations (whose errno is checked against
- *   the admission rules) over a pool of handles of every kind (and
+ *   the admission rules), pidfs file handles (name_to_handle_at() and
+ *   open_by_handle_at() of intact and damaged handles), extended
+ *   attributes, the namespace ioctls, process_madvise() and
+ *   process_mrelease(), over a pool of handles of every kind (and
  *   of things that are not handles), with random signals, flags and
  *   siginfo; random bytes written to kill files. Two instances, one as
  *   root and one as uid 1000, each in its own session with its own
  *   victims (re-forked when a random signal kills them; a fuzzer that
  *   kills itself is re-forked too). Invariants checked: unknown or
  *   combined scope flags give EINVAL whatever the fd; nothing but
- *   documented errors comes back; a kill file never accepts garbage.
+ *   documented errors comes back; a kill file never accepts garbage; an
+ *   intact handle opens the same process; a pidfd takes no xattr but
+ *   trusted.*, and that only from root; a namespace ioctl returns a
+ *   namespace file.
  * - Debian's trinity restricted to pidfd_send_signal, pidfd_open,
- *   pidfd_getfd, waitid and clone3 (if /usr/bin/trinity is in the image);
+ *   pidfd_getfd, waitid, clone3, name_to_handle_at and open_by_handle_at
+ *   (if /usr/bin/trinity is in the image);
  *   its row counts the syscalls it reports ("Ran N syscalls" when it
  *   stops on SIGINT, else its last "N iterations" line);
  * - Debian's stress-ng pidfd, kill, sigq and clone stressors, one row
@@ -29,6 +36,9 @@
 #include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
 
 #define TRINITY "/usr/bin/trinity"
 /*
@@ -41,6 +51,24 @@
 #define TRINITY_ARCH
 #endif
 #define STRESSNG "/usr/bin/stress-ng"
+#ifndef FD_PIDFS_ROOT
+#define FD_PIDFS_ROOT -10002
+#endif
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID 0x200
+#endif
+#ifndef PID_FS_MAGIC
+#define PID_FS_MAGIC 0x50494446
+#endif
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease 448
+#endif
 #define NVICTIMS 4
 #define NFDS 48
 
@@ -265,13 +293,160 @@ static void fuzz_clone3(unsigned long *seed)
 		close(fd);
 }
 
+static ino_t ino_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+/*
+ * A pidfs file handle of @fd, then open_by_handle_at() of it, sometimes
+ * with bytes, size or type changed, against FD_PIDFS_ROOT, a pidfd or
+ * anything else, with random flags. Whatever comes back from an intact
+ * handle is the same process: the same inode.
+ */
+static void fuzz_handle(unsigned long *seed, int fd)
+{
+	union {
+		struct file_handle fh;
+		unsigned char bytes[sizeof(struct file_handle) + 64];
+	} h;
+	int mnt_id, mount_fd, r, intact = 1;
+	unsigned int i;
+
+	h.fh.handle_bytes = rnd(seed) % 4 ? 64 : rnd(seed) % 80;
+	if (name_to_handle_at(fd, "", &h.fh, &mnt_id, AT_EMPTY_PATH |
+			      (rnd(seed) & 1 ? AT_HANDLE_FID : 0) |
+			      (rnd(seed) % 8 ? 0 : (int)rnd(seed))))
+		return;
+	if (rnd(seed) % 3 == 0) {
+		intact = 0;
+		switch (rnd(seed) % 3) {
+		case 0:
+			for (i = 0; i < h.fh.handle_bytes && i < 64; i++)
+				if (rnd(seed) % 4 == 0)
+					h.fh.f_handle[i] = rnd(seed);
+			break;
+		case 1:
+			h.fh.handle_bytes = rnd(seed) % 65;
+			break;
+		default:
+			h.fh.handle_type = rnd(seed);
+		}
+	}
+	switch (rnd(seed) % 4) {
+	case 0: mount_fd = fd; break;
+	case 1: mount_fd = pick_fd(seed); intact = 0; break;
+	default: mount_fd = FD_PIDFS_ROOT;
+	}
+	r = open_by_handle_at(mount_fd, &h.fh, rnd(seed) % 4 ? O_RDONLY :
+			      rnd(seed) & 1 ? O_RDWR | O_NONBLOCK | O_EXCL :
+			      (int)rnd(seed));
+	if (r < 0)
+		return;
+	if (intact && ino_of(r) != ino_of(fd))
+		BREAK(0);
+	close(r);
+}
+
+/* Extended attributes of a pidfd: only trusted.* may ever be set. */
+static void fuzz_xattr(unsigned long *seed, int fd)
+{
+	static const char *const names[] = {
+		"trusted.fuzz", "trusted.", "user.fuzz", "security.fuzz",
+		"system.posix_acl_access", "fuzz", "trusted.a.b",
+	};
+	const char *name = names[rnd(seed) % 7];
+	char buf[256], value[64];
+	struct statfs sf;
+	size_t size = rnd(seed) % 4 ? rnd(seed) % sizeof(value) :
+		      rnd(seed) % (1 << 17);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(value); i++)
+		value[i] = rnd(seed);
+	switch (rnd(seed) % 4) {
+	case 0:
+		if (fsetxattr(fd, name, value, size > sizeof(value) ?
+			      sizeof(value) : size, rnd(seed) % 4 ? 0 :
+			      (int)(rnd(seed) % 4)))
+			break;
+		/* On pidfs: trusted.* only, and only with CAP_SYS_ADMIN. */
+		if (!fstatfs(fd, &sf) && sf.f_type == PID_FS_MAGIC &&
+		    (strncmp(name, "trusted.", 8) || geteuid()))
+			BREAK(0);
+		break;
+	case 1:
+		fgetxattr(fd, name, buf, size > sizeof(buf) ? sizeof(buf) : size);
+		break;
+	case 2:
+		flistxattr(fd, buf, size > sizeof(buf) ? sizeof(buf) : size);
+		break;
+	default:
+		fremovexattr(fd, name);
+	}
+}
+
+/*
+ * The namespace ioctls (and FS_IOC_GETVERSION's number) with random
+ * arguments: a file that comes back is a namespace file.
+ */
+static void fuzz_ns_ioctl(unsigned long *seed, int fd)
+{
+	unsigned int nr = rnd(seed) % 4 ? 1 + rnd(seed) % 10 : rnd(seed) % 256;
+	unsigned long arg = rnd(seed) % 4 ? 0 : rnd(seed);
+	struct statfs sf;
+	int r;
+
+	r = ioctl(fd, rnd(seed) % 8 ? _IO(0xFF, nr) : _IOR('v', 1, long), arg);
+	if (r <= 2 || rnd(seed) == 0)
+		return;
+	if (!fstatfs(r, &sf) && sf.f_type != NSFS_MAGIC && nr <= 10 &&
+	    !fstatfs(fd, &sf) && sf.f_type == PID_FS_MAGIC)
+		BREAK(0);
+	close(r);
+}
+
+/* process_madvise() and process_mrelease(), PIDFD_SELF_* among the fds. */
+static void fuzz_mm(unsigned long *seed, int fd)
+{
+	static char page[4096] __attribute__((aligned(4096)));
+	struct iovec iov = {
+		.iov_base = rnd(seed) % 4 ? page : (void *)rnd(seed),
+		.iov_len = rnd(seed) % 4 ? sizeof(page) : rnd(seed),
+	};
+	/* COLD, PAGEOUT, WILLNEED, COLLAPSE, garbage: none loses data */
+	static const int advice[] = { 20, 21, 3, 25, -1, 100 };
+
+	if (rnd(seed) & 1)
+		syscall(SYS_process_madvise, fd, &iov, rnd(seed) % 4 ? 1 : rnd(seed) % 4,
+			advice[rnd(seed) % 6], rnd(seed) % 4 ? 0 : (unsigned int)rnd(seed));
+	else	/* EINVAL for a live process, ours included */
+		syscall(SYS_process_mrelease, fd, rnd(seed) % 4 ? 0 :
+			(unsigned int)rnd(seed));
+}
+
+/* pidfs beyond signals: handles, xattrs, namespace ioctls, the mm calls. */
+static void fuzz_pidfs(unsigned long *seed)
+{
+	int fd = pick_fd(seed);
+
+	switch (rnd(seed) % 4) {
+	case 0: fuzz_handle(seed, fd); break;
+	case 1: fuzz_xattr(seed, fd); break;
+	case 2: fuzz_ns_ioctl(seed, fd); break;
+	default: fuzz_mm(seed, fd);
+	}
+}
+
 static void fuzz_other(unsigned long *seed)
 {
 	int fd = pick_fd(seed), r;
 	siginfo_t si;
 
 	atomic_fetch_add(&F->calls, 1);
-	switch (rnd(seed) % 8) {
+	switch (rnd(seed) % 10) {
 	case 0: {
 		pid_t pid = rnd(seed) % 4 ? victims[rnd(seed) % NVICTIMS] :
 			    (pid_t)rnd(seed);
@@ -310,6 +485,9 @@ static void fuzz_other(unsigned long *seed)
 		break;
 	case 7:
 		fuzz_clone3(seed);
+		break;
+	case 8: case 9:
+		fuzz_pidfs(seed);
 		break;
 	default:
 		r = fds[rnd(seed) % NFDS];
@@ -554,13 +732,14 @@ int main(void)
 		/*
 		 * No socket fds: trinity 2023.01 dies of SIGSEGV while it
 		 * builds its socket cache in a guest that lacks most address
-		 * families, before its first syscall. The five syscalls
-		 * fuzzed here take pidfds, not sockets.
+		 * families, before its first syscall. The syscalls fuzzed
+		 * here take pidfds or paths, not sockets.
 		 */
 		char *argv[] = { "trinity", "-q", "-l", "off", TRINITY_ARCH "-C", "2",
 				 "--disable-fds=sockets",
 				 "-c", "pidfd_send_signal", "-c", "pidfd_open",
 				 "-c", "pidfd_getfd", "-c", "waitid", "-c", "clone3",
+				 "-c", "name_to_handle_at", "-c", "open_by_handle_at",
 				 "-N", count, NULL };
 
 		tr = run(TRINITY, argv, 1000, TRINITY_LOG);	/* it refuses root */
