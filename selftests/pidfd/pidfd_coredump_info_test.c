@@ -199,7 +199,7 @@ static const char *install_helper(FIXTURE_DATA(coredump) *self)
 	if (n < 0)
 		return "cannot read /proc/self/exe";
 	exe[n] = '\0';
-	strcpy(self->dir, "/tmp/pidfd_coredump.XXXXXX");
+	snprintf(self->dir, sizeof(self->dir), "/tmp/pidfd_coredump.XXXXXX");
 	if (!mkdtemp(self->dir)) {
 		self->dir[0] = '\0';
 		return "cannot make a directory in /tmp";
@@ -242,6 +242,10 @@ static bool read_report(const char *dir, struct helper_report *r)
 	return n == 13;
 }
 
+/*
+ * The NULL pointers are volatile so that the compiler emits the store
+ * (a fault, SEGV_MAPERR) rather than a trap instruction of its own.
+ */
 static void *crash_thread(void *arg)
 {
 	int *volatile null = NULL;
