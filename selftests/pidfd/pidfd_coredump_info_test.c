@@ -55,24 +55,6 @@
 		   "errno=%d mask=%llu pid=%u cmask=%u csig=%u ccode=%u " \
 		   "core=%lld"
 
-/* The Pid: line of a descriptor's fdinfo; -2 if there is none. */
-static int fdinfo_pid(const char *proc, int fd)
-{
-	char path[64], line[256];
-	int pid = -2;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/fdinfo/%d", proc, fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -2;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	fclose(f);
-	return pid;
-}
-
 /*
  * The core_pattern helper, run by the kernel as root in the initial
  * namespaces, with the core on stdin: argv is HELPER_ARG, %F, %P and the
@@ -101,7 +83,7 @@ static int coredump_helper(int argc, char **argv)
 	} else {
 		getfd = sys_fcntl(fd, F_GETFD);
 		getfl = sys_fcntl(fd, F_GETFL);
-		fpid = fdinfo_pid("/proc/self", fd);
+		fpid = fdinfo_pid(fd);
 		info.mask = PIDFD_INFO_EXIT | COREDUMP_BITS;
 		ret = ioctl(fd, PIDFD_GET_INFO, &info);
 		err = ret ? errno : 0;

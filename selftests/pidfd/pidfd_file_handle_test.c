@@ -95,24 +95,6 @@ static int same_inode(int fd_a, int fd_b)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* The Pid: line of the pidfd's fdinfo: its pid, 0 or -1 (none). */
-static pid_t fdinfo_pid(int pidfd)
-{
-	char path[64], line[256];
-	pid_t pid = -2;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	f = fopen(path, "r");
-	if (!f)
-		return -2;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	fclose(f);
-	return pid;
-}
-
 /*
  * Probe: does the kernel give pidfds file handles? 0, or the errno,
  * which is also left in errno.
@@ -143,42 +125,6 @@ static bool have_pidfs_root(const struct fhandle *fh)
 		return true;
 	}
 	return errno != EBADF;
-}
-
-/* A second thread of this process, blocked until unpark(). */
-struct parked {
-	int pipefd[2];
-	pid_t tid;
-	pthread_t thread;
-};
-
-static void *parked_thread(void *arg)
-{
-	struct parked *p = arg;
-	char c;
-
-	__atomic_store_n(&p->tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
-	while (read(p->pipefd[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-static int park(struct parked *p)
-{
-	p->tid = 0;
-	if (pipe(p->pipefd) ||
-	    pthread_create(&p->thread, NULL, parked_thread, p))
-		return -1;
-	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	return 0;
-}
-
-static void unpark(struct parked *p)
-{
-	close(p->pipefd[1]);
-	pthread_join(p->thread, NULL);
-	close(p->pipefd[0]);
 }
 
 static void end_waiter(int pipefd[2], pid_t pid)

@@ -21,10 +21,13 @@
 #include <linux/ioctl.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -180,6 +183,70 @@ static inline pid_t fork_waiter(int pipefd[2], int code)
 	}
 	close(pipefd[0]);
 	return pid;
+}
+
+/* A field of /proc/self/fdinfo/@fd as a number, base 0; -2 if absent. */
+static inline long fdinfo_field(int fd, const char *key)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	long val = -2;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -2;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen)) {
+			val = strtol(line + klen, NULL, 0);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/* The pid a pidfd names, as fdinfo shows it (-1: reaped, -2: none). */
+static inline pid_t fdinfo_pid(int fd)
+{
+	return fdinfo_field(fd, "Pid:");
+}
+
+/* A second thread of this process, blocked until unpark(). */
+struct parked {
+	int pipefd[2];
+	pid_t tid;
+	pthread_t thread;
+};
+
+static inline void *parked_thread(void *arg)
+{
+	struct parked *p = arg;
+	char c;
+
+	__atomic_store_n(&p->tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (read(p->pipefd[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static inline int park(struct parked *p)
+{
+	p->tid = 0;
+	if (pipe(p->pipefd) ||
+	    pthread_create(&p->thread, NULL, parked_thread, p))
+		return -1;
+	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return 0;
+}
+
+static inline void unpark(struct parked *p)
+{
+	close(p->pipefd[1]);
+	pthread_join(p->thread, NULL);
+	close(p->pipefd[0]);
 }
 
 /* PIDFD_GET_INFO asking for @mask; the result in @info. */

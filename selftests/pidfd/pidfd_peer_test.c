@@ -75,34 +75,6 @@ static int highest_fd(void)
 	return max;
 }
 
-/* A field of /proc/self/fdinfo/@fd as a number, base 0; -2 if absent. */
-static long fdinfo_field(int fd, const char *key)
-{
-	char path[64], line[256];
-	size_t klen = strlen(key);
-	long val = -2;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -2;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen)) {
-			val = strtol(line + klen, NULL, 0);
-			break;
-		}
-	}
-	fclose(f);
-	return val;
-}
-
-/* The pid a pidfd names, as fdinfo shows it (-1: reaped). */
-static long pidfd_pid_of(int fd)
-{
-	return fdinfo_field(fd, "Pid:");
-}
-
 static bool fd_cloexec(int fd)
 {
 	/* fdinfo "flags:" is octal and includes O_CLOEXEC (02000000). */
@@ -276,12 +248,12 @@ TEST(socketpair_names_creator)
 		ASSERT_EQ(peerpidfd(sv[1], &b), 0);
 		EXPECT_NE(a, b);
 		EXPECT_TRUE(fd_cloexec(a));
-		EXPECT_EQ(pidfd_pid_of(a), getpid());
-		EXPECT_EQ(pidfd_pid_of(b), getpid());
+		EXPECT_EQ(fdinfo_pid(a), getpid());
+		EXPECT_EQ(fdinfo_pid(b), getpid());
 		/* The same process as pidfd_open() names. */
 		own = sys_pidfd_open(getpid(), 0);
 		ASSERT_GE(own, 0);
-		EXPECT_EQ(pidfd_pid_of(own), pidfd_pid_of(a));
+		EXPECT_EQ(fdinfo_pid(own), fdinfo_pid(a));
 		if (have_get_info()) {
 			struct pidfd_info x, y;
 
@@ -322,7 +294,7 @@ static void connected_peers(struct __test_metadata *_metadata, int type)
 			_exit(1);
 		if (peerpidfd(sock, &fd))
 			_exit(2);
-		if (pidfd_pid_of(fd) != getppid())
+		if (fdinfo_pid(fd) != getppid())
 			_exit(3);
 		if (!fd_cloexec(fd))
 			_exit(4);
@@ -331,11 +303,11 @@ static void connected_peers(struct __test_metadata *_metadata, int type)
 	conn = accept(lsock, NULL, NULL);
 	ASSERT_GE(conn, 0);
 	ASSERT_EQ(peerpidfd(conn, &pidfd), 0);
-	EXPECT_EQ(pidfd_pid_of(pidfd), child);
+	EXPECT_EQ(fdinfo_pid(pidfd), child);
 	EXPECT_TRUE(fd_cloexec(pidfd));
 	/* The listening socket: its own process. */
 	ASSERT_EQ(peerpidfd(lsock, &self), 0);
-	EXPECT_EQ(pidfd_pid_of(self), getpid());
+	EXPECT_EQ(fdinfo_pid(self), getpid());
 	close(self);
 	/* The child's checks of its side. */
 	ASSERT_EQ(waitpid(child, &status, 0), child);
@@ -380,7 +352,7 @@ TEST(optlen)
 	ASSERT_EQ(getsockopt(sv[0], SOL_SOCKET, SO_PEERPIDFD, buf, &len), 0);
 	EXPECT_EQ(len, sizeof(int));
 	memcpy(&pidfd, buf, sizeof(pidfd));
-	EXPECT_EQ(pidfd_pid_of(pidfd), getpid());
+	EXPECT_EQ(fdinfo_pid(pidfd), getpid());
 	EXPECT_EQ(buf[4], 0x55);	/* nothing past the int */
 	close(pidfd);
 
@@ -393,7 +365,7 @@ TEST(optlen)
 	ASSERT_EQ(getsockopt(sv[0], SOL_SOCKET, SO_PEERPIDFD, buf, &len), 0);
 	EXPECT_EQ(len, 0);
 	EXPECT_EQ(fd_count(), before + 1);
-	EXPECT_EQ(pidfd_pid_of(next), getpid());
+	EXPECT_EQ(fdinfo_pid(next), getpid());
 	close(next);
 
 	len = (socklen_t)-1;
@@ -540,7 +512,7 @@ TEST(scm_pidfd)
 		EXPECT_TRUE(fd_cloexec(pidfd));
 		/* Before the reap: the pidfd names the sender. */
 		ASSERT_EQ(waitid(P_PID, child, &si, WEXITED | WNOWAIT), 0);
-		EXPECT_EQ(pidfd_pid_of(pidfd), child);
+		EXPECT_EQ(fdinfo_pid(pidfd), child);
 		if (pass) {
 			EXPECT_EQ(cred.pid, child);
 			EXPECT_EQ(cred.uid, getuid());
@@ -613,7 +585,7 @@ TEST(scm_pidfd_ctrunc)
 			     &pidfd, NULL, &flags, NULL), 1);
 	EXPECT_FALSE(flags & MSG_CTRUNC);
 	ASSERT_GE(pidfd, 0);
-	EXPECT_EQ(pidfd_pid_of(pidfd), getpid());
+	EXPECT_EQ(fdinfo_pid(pidfd), getpid());
 	close(pidfd);
 	EXPECT_EQ(fd_count(), before);
 
@@ -696,7 +668,7 @@ TEST(peer_exited_not_reaped)
 	ASSERT_GE(conn, 0);
 
 	ASSERT_EQ(peerpidfd(conn, &pidfd), 0);
-	EXPECT_EQ(pidfd_pid_of(pidfd), child);
+	EXPECT_EQ(fdinfo_pid(pidfd), child);
 	EXPECT_TRUE(pidfd_readable(pidfd, 0));
 	if (have_get_info()) {
 		struct pidfd_info info;
@@ -749,7 +721,7 @@ TEST(peer_reaped)
 	}
 	ASSERT_EQ(ret, 0);
 	EXPECT_TRUE(fd_cloexec(pidfd));
-	EXPECT_EQ(pidfd_pid_of(pidfd), -1);
+	EXPECT_EQ(fdinfo_pid(pidfd), -1);
 	EXPECT_TRUE(pidfd_reaped(pidfd, 1000));
 	EXPECT_EQ(sys_pidfd_send_signal(pidfd, 0, NULL, 0), -1);
 	EXPECT_EQ(errno, ESRCH);
@@ -812,7 +784,7 @@ TEST(scm_sender_reaped)
 	}
 	EXPECT_EQ(fd_count(), before + 1);
 	EXPECT_TRUE(fd_cloexec(pidfd));
-	EXPECT_EQ(pidfd_pid_of(pidfd), -1);
+	EXPECT_EQ(fdinfo_pid(pidfd), -1);
 	if (!have_get_info()) {
 		close(pidfd);
 		close(sv[0]);

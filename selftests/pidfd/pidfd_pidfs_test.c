@@ -68,42 +68,6 @@ static ino_t inode_of(int fd)
 	return fstat(fd, &st) ? 0 : st.st_ino;
 }
 
-/* A second thread of this process, blocked until unpark(). */
-struct parked {
-	int pipefd[2];
-	pid_t tid;
-	pthread_t thread;
-};
-
-static void *parked_thread(void *arg)
-{
-	struct parked *p = arg;
-	char c;
-
-	__atomic_store_n(&p->tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
-	while (read(p->pipefd[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-static int park(struct parked *p)
-{
-	p->tid = 0;
-	if (pipe(p->pipefd) ||
-	    pthread_create(&p->thread, NULL, parked_thread, p))
-		return -1;
-	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	return 0;
-}
-
-static void unpark(struct parked *p)
-{
-	close(p->pipefd[1]);
-	pthread_join(p->thread, NULL);
-	close(p->pipefd[0]);
-}
-
 TEST(every_kind_of_pidfd_is_a_pidfs_file)
 {
 	int fds[4], clone_fd, i;

@@ -307,40 +307,18 @@ TEST(get_before_any_set)
  * A thread's pidfd names the thread's own struct pid: its xattrs are
  * not the process's.
  */
-struct parked {
-	int ready[2], go[2];
-	pid_t tid;
-};
-
-static void *park(void *arg)
-{
-	struct parked *p = arg;
-	char c = 0;
-
-	p->tid = syscall(__NR_gettid);
-	if (write(p->ready[1], &c, 1) != 1)
-		return NULL;
-	while (read(p->go[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
 TEST(thread_pidfd_has_its_own)
 {
-	struct parked p = { .tid = 0 };
+	struct parked thread;
 	const char *why;
-	pthread_t thread;
 	int tfd, pfd;
 	char buf[8];
 
 	why = xattr_unsupported();
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(pipe(p.ready), 0);
-	ASSERT_EQ(pipe(p.go), 0);
-	ASSERT_EQ(pthread_create(&thread, NULL, park, &p), 0);
-	ASSERT_EQ(read(p.ready[0], buf, 1), 1);
-	tfd = sys_pidfd_open(p.tid, PIDFD_THREAD);
+	ASSERT_EQ(park(&thread), 0);
+	tfd = sys_pidfd_open(thread.tid, PIDFD_THREAD);
 	if (tfd < 0)
 		SKIP(goto out, "no thread pidfds (errno %d)", errno);
 	pfd = sys_pidfd_open(getpid(), 0);
@@ -352,8 +330,7 @@ TEST(thread_pidfd_has_its_own)
 	close(tfd);
 	close(pfd);
 out:
-	close(p.go[1]);
-	pthread_join(thread, NULL);
+	unpark(&thread);
 }
 
 /*
