@@ -29,10 +29,10 @@
 #include "../kselftest_harness.h"
 
 #ifndef PIDFD_COREDUMPED
-#define PIDFD_COREDUMPED	(1U << 0)
-#define PIDFD_COREDUMP_SKIP	(1U << 1)
-#define PIDFD_COREDUMP_USER	(1U << 2)
-#define PIDFD_COREDUMP_ROOT	(1U << 3)
+#define PIDFD_COREDUMPED	0x1U
+#define PIDFD_COREDUMP_SKIP	0x2U
+#define PIDFD_COREDUMP_USER	0x4U
+#define PIDFD_COREDUMP_ROOT	0x8U
 #endif
 
 /* <fcntl.h> cannot come with <linux/pidfd.h>: see pidfd_handle.h. */
@@ -114,30 +114,35 @@ struct helper_report {
 	long long core;
 };
 
-FIXTURE(coredump) {
+/* core_pattern as it was, and the helper's directory. */
+struct core_pattern {
 	char saved[PATTERN_MAX + 1];
 	char dir[64];
 	bool changed;
 };
 
+FIXTURE(coredump) {
+	struct core_pattern cp;
+};
+
 FIXTURE_SETUP(coredump)
 {
-	self->changed = false;
-	self->dir[0] = '\0';
+	self->cp.changed = false;
+	self->cp.dir[0] = '\0';
 }
 
-static void restore_pattern(FIXTURE_DATA(coredump) *self)
+static void restore_pattern(struct core_pattern *cp)
 {
 	FILE *f;
 
-	if (!self->changed)
+	if (!cp->changed)
 		return;
 	f = fopen(CORE_PATTERN, "w");
 	if (f) {
 		/* The newline ends it: an empty pattern is restored too. */
-		fprintf(f, "%s\n", self->saved);
+		fprintf(f, "%s\n", cp->saved);
 		if (!fclose(f))
-			self->changed = false;
+			cp->changed = false;
 	}
 }
 
@@ -145,13 +150,13 @@ FIXTURE_TEARDOWN(coredump)
 {
 	char path[128];
 
-	restore_pattern(self);
-	if (self->dir[0]) {
-		snprintf(path, sizeof(path), "%s/helper", self->dir);
+	restore_pattern(&self->cp);
+	if (self->cp.dir[0]) {
+		snprintf(path, sizeof(path), "%s/helper", self->cp.dir);
 		unlink(path);
-		snprintf(path, sizeof(path), "%s/helper.tmp", self->dir);
+		snprintf(path, sizeof(path), "%s/helper.tmp", self->cp.dir);
 		unlink(path);
-		rmdir(self->dir);
+		rmdir(self->cp.dir);
 	}
 }
 
@@ -159,7 +164,7 @@ FIXTURE_TEARDOWN(coredump)
  * Point core_pattern at this program as helper. 0 when done; otherwise
  * why not, for SKIP: not root, or no writable core_pattern.
  */
-static const char *install_helper(FIXTURE_DATA(coredump) *self)
+static const char *install_helper(struct core_pattern *cp)
 {
 	char exe[PATH_MAX], pattern[2 * PATH_MAX];
 	size_t len;
@@ -171,30 +176,30 @@ static const char *install_helper(FIXTURE_DATA(coredump) *self)
 	f = fopen(CORE_PATTERN, "r+");
 	if (!f)
 		return "no writable core_pattern (CONFIG_COREDUMP)";
-	len = fread(self->saved, 1, PATTERN_MAX, f);
+	len = fread(cp->saved, 1, PATTERN_MAX, f);
 	fclose(f);
-	self->saved[len] = '\0';
-	if (len && self->saved[len - 1] == '\n')
-		self->saved[len - 1] = '\0';
+	cp->saved[len] = '\0';
+	if (len && cp->saved[len - 1] == '\n')
+		cp->saved[len - 1] = '\0';
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
 		return "cannot read /proc/self/exe";
 	exe[n] = '\0';
-	snprintf(self->dir, sizeof(self->dir), "/tmp/pidfd_coredump.XXXXXX");
-	if (!mkdtemp(self->dir)) {
-		self->dir[0] = '\0';
+	snprintf(cp->dir, sizeof(cp->dir), "/tmp/pidfd_coredump.XXXXXX");
+	if (!mkdtemp(cp->dir)) {
+		cp->dir[0] = '\0';
 		return "cannot make a directory in /tmp";
 	}
 	snprintf(pattern, sizeof(pattern), "|%s %s %%F %%P %s", exe,
-		 HELPER_ARG, self->dir);
+		 HELPER_ARG, cp->dir);
 	if (strlen(pattern) >= PATTERN_MAX)
 		return "this program's path is too long for core_pattern";
 
 	f = fopen(CORE_PATTERN, "w");
 	if (!f)
 		return "core_pattern not writable";
-	self->changed = true;
+	cp->changed = true;
 	fputs(pattern, f);
 	if (fclose(f))
 		return "core_pattern refused the helper";
@@ -225,14 +230,14 @@ static bool read_report(const char *dir, struct helper_report *r)
 }
 
 /*
- * The NULL pointers are volatile so that the compiler emits the store
- * (a fault, SEGV_MAPERR) rather than a trap instruction of its own.
+ * NULL, but not static: the compiler cannot know it, so it emits the
+ * store (a fault, SEGV_MAPERR) rather than a trap instruction of its own.
  */
+int *crash_address;
+
 static void *crash_thread(void *arg)
 {
-	int *volatile null = NULL;
-
-	*null = 1;
+	*crash_address = 1;
 	return NULL;
 }
 
@@ -247,7 +252,6 @@ static pid_t spawn_crasher(enum crash_how how, int *pidfd)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	pid_t pid = clone3_fork(CLONE_PIDFD, SIGCHLD, pidfd);
-	int *volatile null = NULL;
 	pthread_t thread;
 
 	if (pid)
@@ -256,7 +260,7 @@ static pid_t spawn_crasher(enum crash_how how, int *pidfd)
 	setrlimit(RLIMIT_CORE, &unlimited);
 	switch (how) {
 	case CRASH_SEGV:
-		*null = 1;
+		*crash_address = 1;
 		break;
 	case CRASH_ABRT:
 		raise(SIGABRT);
@@ -280,7 +284,7 @@ static bool have_coredump_code(void)
  * helper and, after the reap, the pidfd saw: @signo and @code recorded.
  */
 static void dump_and_check(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(coredump) *self, enum crash_how how,
+			   struct core_pattern *cp, enum crash_how how,
 			   int signo, int code)
 {
 	struct helper_report r;
@@ -291,15 +295,15 @@ static void dump_and_check(struct __test_metadata *_metadata,
 
 	if (!have_coredump_code())
 		SKIP(return, "no PIDFD_INFO_COREDUMP_CODE in supported_mask");
-	why = install_helper(self);
+	why = install_helper(cp);
 	if (why)
 		SKIP(return, "%s", why);
 
 	pid = spawn_crasher(how, &pidfd);
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(read_report(self->dir, &r));
-	restore_pattern(self);
+	ASSERT_TRUE(read_report(cp->dir, &r));
+	restore_pattern(cp);
 	if (r.fd < 0)
 		SKIP(return, "the helper got no %%F (kernel without it)");
 
@@ -355,18 +359,18 @@ static void dump_and_check(struct __test_metadata *_metadata,
 
 TEST_F(coredump, segv_recorded_and_kept_after_reap)
 {
-	dump_and_check(_metadata, self, CRASH_SEGV, SIGSEGV, SEGV_MAPERR);
+	dump_and_check(_metadata, &self->cp, CRASH_SEGV, SIGSEGV, SEGV_MAPERR);
 }
 
 TEST_F(coredump, abort_recorded_with_its_si_code)
 {
-	dump_and_check(_metadata, self, CRASH_ABRT, SIGABRT, SI_TKILL);
+	dump_and_check(_metadata, &self->cp, CRASH_ABRT, SIGABRT, SI_TKILL);
 }
 
 /* A second thread faults: %F and the record are the process's. */
 TEST_F(coredump, thread_fault_recorded_for_the_process)
 {
-	dump_and_check(_metadata, self, CRASH_THREAD_SEGV, SIGSEGV,
+	dump_and_check(_metadata, &self->cp, CRASH_THREAD_SEGV, SIGSEGV,
 		       SEGV_MAPERR);
 }
 
@@ -381,14 +385,14 @@ TEST_F(coredump, pattern_F_is_a_pidfd)
 	int pidfd, status;
 	pid_t pid;
 
-	why = install_helper(self);
+	why = install_helper(&self->cp);
 	if (why)
 		SKIP(return, "%s", why);
 	pid = spawn_crasher(CRASH_SEGV, &pidfd);
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(read_report(self->dir, &r));
-	restore_pattern(self);
+	ASSERT_TRUE(read_report(self->cp.dir, &r));
+	restore_pattern(&self->cp);
 	if (r.fd < 0)
 		SKIP(return, "the helper got no %%F (kernel without it)");
 	EXPECT_EQ(r.fd, 3);
