@@ -845,7 +845,7 @@ int main(void)
 		tr_calls = trinity_count();
 		if (tr_calls > 0)
 			row("fuzz:trinity", tr_calls, 0, "-",
-			    "syscalls run, %.0f s, 5 syscalls; exit status %#x",
+			    "syscalls run, %.0f s, 7 syscalls; exit status %#x",
 			    seconds, tr_status);
 		else
 			row("fuzz:trinity", 0, 1, "-",
