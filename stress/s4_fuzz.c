@@ -350,6 +350,13 @@ static void fuzz_handle(unsigned long *seed, int fd)
 	close(r);
 }
 
+static int on_pidfs(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) && sf.f_type == PID_FS_MAGIC;
+}
+
 /* Extended attributes of a pidfd: only trusted.* may ever be set. */
 static void fuzz_xattr(unsigned long *seed, int fd)
 {
@@ -359,9 +366,8 @@ static void fuzz_xattr(unsigned long *seed, int fd)
 	};
 	const char *name = names[rnd(seed) % 7];
 	char buf[256], value[64];
-	struct statfs sf;
-	size_t size = rnd(seed) % 4 ? rnd(seed) % sizeof(value) :
-		      rnd(seed) % (1 << 17);
+	/* Short, or the whole of buf: what a get or a list can take. */
+	size_t size = rnd(seed) % 4 ? rnd(seed) % sizeof(value) : sizeof(buf);
 	unsigned int i;
 
 	for (i = 0; i < sizeof(value); i++)
@@ -373,15 +379,14 @@ static void fuzz_xattr(unsigned long *seed, int fd)
 			      (int)(rnd(seed) % 4)))
 			break;
 		/* On pidfs: trusted.* only, and only with CAP_SYS_ADMIN. */
-		if (!fstatfs(fd, &sf) && sf.f_type == PID_FS_MAGIC &&
-		    (strncmp(name, "trusted.", 8) || geteuid()))
+		if (on_pidfs(fd) && (strncmp(name, "trusted.", 8) || geteuid()))
 			BREAK(0);
 		break;
 	case 1:
-		fgetxattr(fd, name, buf, size > sizeof(buf) ? sizeof(buf) : size);
+		fgetxattr(fd, name, buf, size);
 		break;
 	case 2:
-		flistxattr(fd, buf, size > sizeof(buf) ? sizeof(buf) : size);
+		flistxattr(fd, buf, size);
 		break;
 	default:
 		fremovexattr(fd, name);
@@ -400,10 +405,10 @@ static void fuzz_ns_ioctl(unsigned long *seed, int fd)
 	int r;
 
 	r = ioctl(fd, rnd(seed) % 8 ? _IO(0xFF, nr) : _IOR('v', 1, long), arg);
-	if (r <= 2 || rnd(seed) == 0)
+	if (r <= 2)
 		return;
-	if (!fstatfs(r, &sf) && sf.f_type != NSFS_MAGIC && nr <= 10 &&
-	    !fstatfs(fd, &sf) && sf.f_type == PID_FS_MAGIC)
+	if (nr <= 10 && on_pidfs(fd) && !fstatfs(r, &sf) &&
+	    sf.f_type != NSFS_MAGIC)
 		BREAK(0);
 	close(r);
 }
