@@ -50,7 +50,8 @@ if [ $# -gt 0 ]; then
 elif [ $smoke = 1 ]; then
 	configs=(guest)
 else
-	configs=(guest proc-n pidns-n cr-n smp-n preempt lsm compat-n debian$BASE_SUFFIX)
+	configs=(guest proc-n pidns-n cr-n smp-n preempt lsm compat-n fhandle-n coredump-n
+		i386 debian$BASE_SUFFIX)
 fi
 for c in "${configs[@]}"; do
 	[ -f "$REPO/kconfig/matrix/$c.config" ] || die "no kconfig/matrix/$c.config"
@@ -77,14 +78,13 @@ last=$((${#commits[@]} - 1))
 steps=$(seq 0 $last)
 [ $smoke = 1 ] || [ $ends = 1 ] && steps="0 $last"
 
-# The objects, after each patch: every .c under kernel/, fs/, net/core/
-# and net/unix/ the series changes (at a commit where it exists: a file
-# the series adds is not built before it). At base and at the last patch also some objects that include
+# The objects, after each patch: every .c the series changes outside
+# tools/ (at a commit where it exists: a file the series adds is not
+# built before it; one the config does not build is left out). At base and at the last patch also some objects that include
 # the headers it changes and are built in most configs (a changed
 # declaration or macro must not clash there); a difference there is then
 # bisected over the patches like the others.
-mapfile -t core < <(git -C "$TREE" diff --name-only base..$branch -- 'kernel/*.c' 'fs/*.c' \
-	'net/core/*.c' 'net/unix/*.c' |
+mapfile -t core < <(git -C "$TREE" diff --name-only base..$branch -- '*.c' ':!tools/' |
 	sed 's/\.c$/.o/' | sort -u)
 mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ | while read -r h; do
 	case $h in
@@ -100,6 +100,7 @@ mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ |
 	include/net/scm.h) echo net/core/scm.o net/unix/garbage.o ;;
 	include/uapi/asm-generic/socket.h) echo net/socket.o ;;
 	include/uapi/linux/magic.h) echo fs/libfs.o fs/nsfs.o ;;
+	include/linux/exportfs.h) echo fs/kernfs/mount.o fs/libfs.o ;;
 	*) echo "matrix: no objects listed for $h, add them" >&2 ;;
 	esac
 done | tr ' ' '\n' | sort -u | grep -vxF -f <(printf '%s\n' "${core[@]}"))
