@@ -46,9 +46,37 @@ series_hash() {
 		sha1sum | cut -d' ' -f1
 }
 
+# A new version of the series that changes only messages, tests or a few
+# files must not make kbuild recompile every kernel built from this tree
+# (a header such as pid.h is included almost everywhere): save_dates
+# notes the dates of the files the series applied before (commit OLD)
+# touches, and keep_dates gives back its date to each whose content the
+# new series left as OLD had it.
+save_dates() {	# OLD dates-file
+	git_tree diff --name-only base "$1" -- | while IFS= read -r f; do
+		if [ -f "$TREE/$f" ]; then
+			printf '%s %s\n' "$(stat -c %.9Y "$TREE/$f")" "$f"
+		fi
+	done > "$2"
+}
+keep_dates() {	# OLD dates-file
+	local t f
+	while read -r t f; do
+		if [ -f "$TREE/$f" ] && git_tree diff --quiet "$1" HEAD -- "$f"; then
+			touch -d "@$t" "$TREE/$f"
+		fi
+	done < "$2"
+}
+
 apply_series() {
-	local p
+	local p old dates
 	say "applying ${PATCHES#"$REPO/"}/series onto base"
+	old=$(git_tree rev-parse -q --verify series || true)
+	# A tree with edits of its own: its dates say nothing of OLD's files.
+	[ -n "$old" ] && [ "$(git_tree rev-parse HEAD)" = "$old" ] &&
+		git_tree diff --quiet HEAD || old=
+	dates=$(mktemp)
+	[ -z "$old" ] || save_dates "$old" "$dates"
 	# No record until the whole series is in: the next run applies again
 	# from base after an interruption or a patch that failed, instead of
 	# taking the half-applied tree for commits of its own ("make patches"
@@ -65,6 +93,8 @@ apply_series() {
 		fi
 		say "  applied $p"
 	done < "$PATCHES/series"
+	[ -z "$old" ] || keep_dates "$old" "$dates"
+	rm -f "$dates"
 	git_tree rev-parse HEAD > "$APPLIED-head"
 	series_hash > "$APPLIED-series"
 }
