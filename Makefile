@@ -6,7 +6,8 @@
 # config), debug (patched + debug.config) or patched-<c> (patched +
 # kconfig/matrix/<c>.config: KERNEL=patched-cr-n). ARCH=arm64 (make test,
 # run, kernel, initramfs): the same kernel cross-built for arm64 and booted
-# with qemu-system-aarch64 -M virt; default: x86_64.
+# with qemu-system-aarch64 -M virt; ARCH=i386: a 32-bit kernel and guest,
+# qemu-system-i386; default: x86_64.
 # BASE=6.1 (default) or 6.12: the series that make patches, checkpatch,
 # bisect-check, matrix, bench, stress and tree work on (patches/ or
 # patches-6.12/); BASE=6.12 makes patched612 the default KERNEL. What
@@ -28,8 +29,8 @@ ONLY ?=
 export BASE KERNEL PIDFD_CACHE ONLY
 
 S := scripts
-ARCH_SUFFIX := $(if $(filter arm64,$(ARCH)),-arm64)
-X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=arm64 has test/run/kernel/initramfs)" >&2; exit 2)
+ARCH_SUFFIX := $(if $(filter arm64 aarch64,$(ARCH)),-arm64)$(if $(filter i386 i686,$(ARCH)),-i386)
+X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=$(ARCH) has test/run/kernel/initramfs)" >&2; exit 2)
 
 .PHONY: help deps tree kernel initramfs run test bench stress system checkpatch \
 	patches bisect-check matrix clean
@@ -44,6 +45,7 @@ help:
 	@echo "                    ONLY='conformance:send_signal*' (README: Running one test); one case:"
 	@echo "                    ONLY='conformance:errors_test:global.einval_unknown_flags'"
 	@echo "  ARCH=arm64        the same on an arm64 guest (docs/arm64.md)"
+	@echo "  ARCH=i386         the same on a 32-bit x86 kernel and guest (docs/i386.md)"
 	@echo "make bench        stock vs patched microbenchmarks, ratio tables (docs/bench.md; BASE=6.12:"
 	@echo "                  patched612 vs upstream)"
 	@echo "make stress       the debug kernel's stress and fuzz plan (docs/stress.md; BASE=6.12: debug612)"

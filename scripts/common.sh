@@ -132,14 +132,16 @@ TREE=$CACHE/src/$BASE_TREE
 APPLIED=$CACHE/src/$BASE_APPLIED
 
 # ARCH selects the guest: x86_64 (default; built with the host's gcc,
-# booted with qemu-system-x86_64) or arm64 (cross-built with Debian's
-# aarch64-linux-gnu- toolchain, booted with qemu-system-aarch64 -M virt).
+# booted with qemu-system-x86_64), arm64 (cross-built with Debian's
+# aarch64-linux-gnu- toolchain, booted with qemu-system-aarch64 -M virt)
+# or i386 (a 32-bit kernel and programs, qemu-system-i386).
 # What differs is in scripts/arch/ARCH.sh, nowhere else.
 case ${ARCH:-x86_64} in
 x86_64|x86) ARCH=x86_64 ;;
 arm64|aarch64) ARCH=arm64 ;;
+i386|i686) ARCH=i386 ;;
 *)
-	printf 'error: unknown ARCH=%s (x86_64 or arm64)\n' "$ARCH" >&2
+	printf 'error: unknown ARCH=%s (x86_64, arm64 or i386)\n' "$ARCH" >&2
 	exit 1
 	;;
 esac

@@ -36,4 +36,41 @@ if [ ${#missing[@]} != 0 ]; then
 	apt_get update -q
 	DEBIAN_FRONTEND=noninteractive apt_get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+# foreign_userspace DPKG-ARCH DIR: the guest's userspace for ARCH=arm64
+# and ARCH=i386, from Debian's packages of that architecture (apt-get
+# download, dpkg-deb -x) unpacked into DIR/root: busybox, and procps's
+# pgrep/pkill (bench/tools.c and the tool's tests compare pfkill with
+# them) with the libraries they need; scripts/guest.sh copies programs
+# from there. Redone only when the list changed; the architecture is
+# added to dpkg if it lacks it.
+foreign_packages=(busybox-static procps libproc2-0 libc6 libncursesw6 libtinfo6 libsystemd0
+	libcap2 libgcrypt20 liblz4-1 liblzma5 libzstd1 libgpg-error0)
+foreign_userspace() {
+	local arch=$1 dir=$2 stamp deb p
+	stamp="$arch ${foreign_packages[*]}"
+	[ "$(cat "$dir/root.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$dir/root/bin/busybox" ] &&
+		return 0
+	if ! dpkg --print-foreign-architectures | grep -qx "$arch" ||
+			! apt-cache show "busybox-static:$arch" >/dev/null 2>&1; then
+		[ "$(id -u)" = 0 ] || die "the $arch packages need root (dpkg --add-architecture $arch)"
+		say "adding the $arch architecture to apt"
+		dpkg --add-architecture "$arch"
+		apt_get update -q
+	fi
+	rm -rf "$dir/debs" "$dir/root" "$dir/root.stamp"
+	mkdir -p "$dir/debs"
+	say "downloading $arch packages: ${foreign_packages[*]}"
+	(cd "$dir/debs" && apt_get download -q "${foreign_packages[@]/%/:$arch}") 2>&1 |
+		grep -v 'unsandboxed' >&2
+	for p in "${foreign_packages[@]}"; do
+		deb=$(ls "$dir/debs/${p}_"*"_$arch.deb" 2>/dev/null) ||
+			die "apt-get download $p:$arch failed"
+		dpkg-deb -x "$deb" "$dir/root"
+	done
+	rm -rf "$dir/debs"
+	[ -x "$dir/root/bin/busybox" ] || die "no busybox in busybox-static:$arch"
+	echo "$stamp" > "$dir/root.stamp"
+}
+
 arch_deps

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the guest programs statically against the selected kernel's UAPI
-# headers with $GUEST_CC (gcc; for ARCH=arm64 aarch64-linux-gnu-gcc) and
-# pack them with busybox into $OUT/initramfs.cpio:
+# headers with $GUEST_CC (gcc; ARCH=arm64: aarch64-linux-gnu-gcc; ARCH=i386:
+# gcc -m32) and pack them with busybox into $OUT/initramfs.cpio:
 #   /init                 guest/init.c (PID 1)
 #   /bin                  busybox and its applets, guest/demo.c
 #   /tests/selftests      tools/testing/selftests/pidfd of the patched tree
@@ -16,7 +16,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
-lock "build-$KERNEL" x
+lock "build-$KERNEL$ARCH_SUFFIX" x
 
 headers=$OUT/headers/include
 root=$OUT/rootfs
@@ -176,45 +176,46 @@ build_32bit() {
 }
 [ "$ARCH_M32" = yes ] && build_32bit
 
-# copy_arm64 FILE: FILE (a path in the guest) from the arm64 packages
-# scripts/deps.sh unpacked, with its ELF interpreter and the libraries its
-# NEEDED entries name, recursively (ldd cannot run arm64 programs).
-arm64_root=$ARCH_ROOT
-copy_arm64() {
+# copy_foreign FILE: FILE (a path in the guest) from the packages of
+# another architecture that scripts/deps.sh unpacked into ARCH_ROOT
+# (arm64, i386), with its ELF interpreter and the libraries its NEEDED
+# entries name, recursively (ldd cannot run them, or would name the
+# host's).
+copy_foreign() {
 	local f=$1 lib d dep
 	mkdir -p "$root$(dirname "$f")"
-	copy_new "$arm64_root$f" "$root$f"
-	dep=$(readelf -l "$arm64_root$f" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
-	[ -z "$dep" ] || [ -e "$root$dep" ] || copy_arm64 "$dep"
-	for lib in $(readelf -d "$arm64_root$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
-		for d in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu; do
-			[ -e "$arm64_root$d/$lib" ] || continue
-			[ -e "$root$d/$lib" ] || copy_arm64 "$d/$lib"
+	copy_new "$ARCH_ROOT$f" "$root$f"
+	dep=$(readelf -l "$ARCH_ROOT$f" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')
+	[ -z "$dep" ] || [ -e "$root$dep" ] || copy_foreign "$dep"
+	for lib in $(readelf -d "$ARCH_ROOT$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		for d in "/lib/$ARCH_MULTIARCH" "/usr/lib/$ARCH_MULTIARCH"; do
+			[ -e "$ARCH_ROOT$d/$lib" ] || continue
+			[ -e "$root$d/$lib" ] || copy_foreign "$d/$lib"
 			continue 2
 		done
-		die "$f needs $lib, which is not in $arm64_root (scripts/deps.sh's arm64_debs)"
+		die "$f needs $lib, which is not in $ARCH_ROOT (arch_deps of scripts/arch/$ARCH.sh)"
 	done
 }
 
 # Host programs some plans need (procps for bench, trinity and stress-ng
 # for stress), listed one per line in bench/host-programs and
 # stress/host-programs: copied with the shared libraries ldd names. For
-# arm64 they come from Debian's arm64 packages in $CACHE/arm64/root
-# (procps; trinity and stress-ng are not fetched: the stress plan reports
-# them as not in the image).
+# arm64 and i386 they come from Debian's packages of that architecture
+# in ARCH_ROOT (procps; trinity and stress-ng are not fetched: the stress
+# plan reports them as not in the image).
 for list in "$REPO"/{bench,stress}/host-programs; do
 	[ -f "$list" ] || continue
 	grep -v '^#' "$list" | while read -r prog; do
 		[ -n "$prog" ] || continue
 		if [ -n "$ARCH_ROOT" ]; then
 			for path in /usr/bin/$prog /bin/$prog MISSING; do
-				[ -x "$arm64_root$path" ] && break
+				[ -x "$ARCH_ROOT$path" ] && break
 			done
 			if [ "$path" = MISSING ]; then
-				say "warning: $list names $prog, not in the arm64 packages of scripts/deps.sh: skipped"
+				say "warning: $list names $prog, not in the $ARCH packages of scripts/arch/$ARCH.sh: skipped"
 				continue
 			fi
-			copy_arm64 "$path"
+			copy_foreign "$path"
 			continue
 		fi
 		# Only the plan that lists a program needs it (scripts/stress.sh
@@ -286,8 +287,9 @@ list=$OUT/initramfs.list
 	(cd "$root" && find . -type l | sort) |
 		while read -r f; do echo "slink ${f#.} $(readlink "$root/$f") 0777 0 0"; done
 	echo "file /bin/busybox $BUSYBOX 0755 0 0"
-	# The applets of the host's busybox-static: for arm64 that is the
-	# same Debian version (scripts/deps.sh), which the host cannot run.
+	# The applets of the host's busybox-static: for arm64 and i386 that
+	# is the same Debian version (scripts/deps.sh), and the host cannot
+	# run arm64's.
 	for applet in $(/bin/busybox --list | grep -vx busybox); do
 		[ -e "$root/bin/$applet" ] || echo "slink /bin/$applet busybox 0777 0 0"
 	done

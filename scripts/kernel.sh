@@ -12,7 +12,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 lock tree s
-lock "build-$KERNEL" x
+lock "build-$KERNEL$ARCH_SUFFIX" x
 
 src=$(source_tree)
 fragments=("$REPO/kconfig/guest.config")

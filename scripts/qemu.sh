@@ -10,7 +10,7 @@
 # failure, never a hang.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-lock "build-$KERNEL" x
+lock "build-$KERNEL$ARCH_SUFFIX" x
 
 plan=$1; shift
 kernel=$BUILD/$KIMAGE_PATH

@@ -62,7 +62,7 @@ if [ "${1:-}" = plan ]; then
 fi
 
 # One run at a time per kernel, like the boot whose results it reads.
-lock "build-$KERNEL" x
+lock "build-$KERNEL$ARCH_SUFFIX" x
 dir=$OUT/smoke
 ktap=$OUT/smoke.ktap
 guest=$OUT/test.ktap

@@ -189,6 +189,23 @@ for b in $BASES; do
 		selected=$((selected + 1))
 	fi
 done
+# A 32-bit kernel in small (make test ARCH=i386 in full, docs/i386.md):
+# the pidfs identity, where an inode number is half of a process's
+# 64-bit number and the generation the other half, and the file handles
+# that carry the whole, on each base's patched kernel built for i386.
+# Its own results (out/test-results-i386), one case here.
+i386_plan='selftests:pidfd:pidfd_pidfs_test,selftests:pidfd:pidfd_file_handle_test,conformance:pidfs_test'
+i386_kernels=()
+for b in $BASES; do
+	patched=$(base_fact "$b" BASE_PATCHED)
+	[[ " $kernels " == *" $patched "* ]] && i386_kernels+=("$patched")
+done
+if [ -z "$ARCH_SUFFIX" ] && [ ${#i386_kernels[@]} -gt 0 ] && only_match i386:pidfs; then
+	say "make test ARCH=i386 in small: $i386_plan on ${i386_kernels[*]}"
+	host_case i386:pidfs "$CACHE/out/i386-pidfs.ktap" i386 \
+		env ARCH=i386 ONLY="$i386_plan" "$REPO/scripts/test.sh" "${i386_kernels[@]}"
+	selected=$((selected + 1))
+fi
 # pfkill's Debian package as a user gets it: built with
 # dpkg-buildpackage, lintian-clean, installed into a scratch root and run.
 # nocheck: its build-time tests are tool:host's, which ran above.

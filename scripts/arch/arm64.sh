@@ -12,8 +12,10 @@ ARCH_PACKAGES=(qemu-system-arm binutils-aarch64-linux-gnu cpp-12-aarch64-linux-g
 ARCH_TEST_KERNELS=patched	# make test without KERNEL= (empty: every base's BASE_TEST)
 ARCH_M32=no			# -m32 is x86_64's: compat_test's *_peer cases skip
 ARCH_FUZZERS=no			# no trinity or stress-ng: their s4_fuzz rows skip
-# Debian's arm64 busybox, procps and their libraries (scripts/deps.sh).
+# Debian's arm64 busybox, procps and their libraries (scripts/deps.sh),
+# whose shared libraries live in /lib/ARCH_MULTIARCH there.
 ARCH_ROOT=$CACHE/arm64/root
+ARCH_MULTIARCH=aarch64-linux-gnu
 
 # Debian's gcc-12-aarch64-linux-gnu, unpacked by scripts/deps.sh into the
 # cache: as a dpkg package it Conflicts with gcc-multilib, which the
@@ -42,15 +44,11 @@ qemu_results_port() {
 }
 
 # arch_deps: after scripts/deps.sh installed ARCH_PACKAGES (it defines
-# apt_get): the guest's userspace and the compiler driver, in the cache.
+# apt_get and foreign_userspace): the guest's userspace and the compiler
+# driver, in the cache.
 arch_deps() {
-	local arm64_debs gcc_version dir stamp deb p libdir f
-	# arm64 guest userspace: busybox, and procps's pgrep/pkill (bench/tools.c
-	# compares pfkill with them) with the shared libraries they need, from
-	# Debian's arm64 packages (apt-get download, dpkg-deb -x) into
-	# $CACHE/arm64/root; scripts/guest.sh copies from there.
-	arm64_debs=(busybox-static procps libproc2-0 libc6 libncursesw6 libtinfo6 libsystemd0
-		libcap2 libgcrypt20 liblz4-1 liblzma5 libzstd1 libgpg-error0)
+	local gcc_version dir stamp deb libdir f
+	foreign_userspace arm64 "$CACHE/arm64"
 	# The driver of Debian's gcc-12-aarch64-linux-gnu, unpacked into
 	# $CACHE/arm64/toolchain. Installed with dpkg it would remove gcc-multilib
 	# (its /usr/include/asm symlink is the conflict), which the -m32 builds
@@ -58,25 +56,14 @@ arch_deps() {
 	# above, and the driver reaches it through links.
 	gcc_version=$(dpkg-query -W -f='${Version}' cpp-12-aarch64-linux-gnu)
 	dir=$CACHE/arm64
-	stamp="${arm64_debs[*]} gcc-12-aarch64-linux-gnu=$gcc_version"
-	[ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$KCC" ] && return 0
+	stamp="gcc-12-aarch64-linux-gnu=$gcc_version"
+	[ "$(cat "$dir/toolchain.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$KCC" ] && return 0
 
-	if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
-			! apt-cache show busybox-static:arm64 >/dev/null 2>&1; then
-		[ "$(id -u)" = 0 ] || die "the arm64 packages need root (dpkg --add-architecture arm64)"
-		say "adding the arm64 architecture to apt"
-		dpkg --add-architecture arm64
-		apt_get update -q
-	fi
-	rm -rf "$dir/debs" "$dir/root" "$dir/toolchain"
+	rm -rf "$dir/debs" "$dir/toolchain"
 	mkdir -p "$dir/debs"
-	say "downloading arm64 packages: ${arm64_debs[*]}; gcc-12-aarch64-linux-gnu $gcc_version"
-	(cd "$dir/debs" && apt_get download -q "${arm64_debs[@]/%/:arm64}" \
-		"gcc-12-aarch64-linux-gnu=$gcc_version") 2>&1 | grep -v 'unsandboxed' >&2
-	for p in "${arm64_debs[@]}"; do
-		deb=$(ls "$dir/debs/${p}_"*_arm64.deb 2>/dev/null) || die "apt-get download $p:arm64 failed"
-		dpkg-deb -x "$deb" "$dir/root"
-	done
+	say "downloading gcc-12-aarch64-linux-gnu $gcc_version"
+	(cd "$dir/debs" && apt_get download -q "gcc-12-aarch64-linux-gnu=$gcc_version") 2>&1 |
+		grep -v 'unsandboxed' >&2
 	deb=$(ls "$dir/debs"/gcc-12-aarch64-linux-gnu_*.deb 2>/dev/null) ||
 		die "apt-get download gcc-12-aarch64-linux-gnu=$gcc_version failed"
 	dpkg-deb -x "$deb" "$dir/toolchain"
@@ -89,8 +76,7 @@ arch_deps() {
 	printf '#include <stdio.h>\nint main(void) { return puts("ok") < 0; }\n' > "$dir/hello.c"
 	"$KCC" -static -o "$dir/hello" "$dir/hello.c" ||
 		die "the unpacked aarch64-linux-gnu-gcc-12 cannot build a static program"
-	[ -x "$dir/root/bin/busybox" ] || die "no busybox in busybox-static:arm64"
 	rm -rf "$dir/debs"
-	echo "$stamp" > "$dir/stamp"
+	echo "$stamp" > "$dir/toolchain.stamp"
 	say "arm64 toolchain and userspace ready in $dir"
 }

@@ -9,6 +9,7 @@ ARCH_TEST_KERNELS=		# make test without KERNEL=: empty, every base's BASE_TEST (
 ARCH_M32=yes			# -m32 copies of the tests: conformance32:* ...
 ARCH_FUZZERS=yes		# trinity and stress-ng in the image (smoke:stress:s4_fuzz)
 ARCH_ROOT=			# guest userspace from the host's own programs
+ARCH_MULTIARCH=
 
 # The kernel: the host's compiler, bzImage.
 KMAKE_ARCH=()
