@@ -2,11 +2,13 @@
 /*
  * What pidfs costs a pidfd. On the stock 6.1 kernel every pidfd is a
  * file of the one shared anonymous inode; with the series each process
- * that has a pidfd open has an inode and a dentry of its own, made at
- * the first open and freed with the last close. So:
- *   - pidfs.open: pidfd_open() + close() of the only pidfd of a child,
- *     the worst case (inode and dentry made and freed every time);
- *   - pidfs.clone: clone3(CLONE_PIDFD) + exit + wait + close.
+ * that has had a pidfd has an inode and a dentry of its own, made at the
+ * first open and kept until the reap (the stash pins them), then freed
+ * with the last close. So:
+ *   - pidfs.open: pidfd_open() + close() of the only pidfd of a live
+ *     child: after the first round, a reference and a file;
+ *   - pidfs.clone: clone3(CLONE_PIDFD) + exit + wait + close: an inode
+ *     and a dentry made and freed every round, the worst case.
  * The memory is not measured here: /proc/meminfo's slab total moves in
  * pages and reuses what earlier rounds freed, so it read 0; the cost is
  * the size of an inode and a dentry, given in the pidfs patch.

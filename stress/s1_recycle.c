@@ -120,7 +120,7 @@ static void spawn_target(int s)
 	atomic_store(&shm->reaped[g % RING], 0);
 	pid = fork();
 	if (pid == 0) {
-		unsigned long seed = rnd_seed();
+		uint64_t seed = rnd_seed();
 		/*
 		 * One in 32 lives up to a second: pfkill (exec, scan of /proc)
 		 * takes longer than the others live; it aims at these.
@@ -187,7 +187,7 @@ struct handle {
 	int fd;
 };
 
-static int take_handle(int m, struct handle *h, unsigned long *seed)
+static int take_handle(int m, struct handle *h, uint64_t *seed)
 {
 	struct slot *sl = &slots[rnd(seed) % nslots];
 	int ok = 0;
@@ -210,7 +210,7 @@ static void *signaler(void *arg)
 	int m = (long)arg, sig = SIGBASE + m, j;
 	struct stats *st = &shm->st[m];
 	struct handle *hs = calloc(nhandles, sizeof(*hs));
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	/* After a wrap, PIDs below 300 (RESERVED_PIDS) are not handed out. */
 	long cycle = pid_max > 400 ? pid_max - 300 : pid_max;
 
@@ -273,7 +273,7 @@ static void *signaler(void *arg)
 /* A child of the hub that runs pfkill against live targets by name. */
 static void pfkill_runner(void)
 {
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	struct stats *st = &shm->st[M_PFKILL];
 	extern char **environ;
 	posix_spawn_file_actions_t fa;

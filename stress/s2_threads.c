@@ -85,7 +85,7 @@ static int tmethod_ok(int m)
 static void *worker(void *arg)
 {
 	struct tslot *sl = &tslots[(long)arg];
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	long g = atomic_fetch_add(&T->gens, 1);
 	struct timespec ts = { 0, 1000 * (rnd(&seed) % 2000) };
 	char path[96];
@@ -138,7 +138,7 @@ struct thandle { long gen; int fd; int uses; };
 static void *tsignaler(void *arg)
 {
 	int m = (long)arg, j;
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	struct thandle h[32];
 
 	memset(h, 0, sizeof(h));
@@ -312,7 +312,7 @@ static char *self_exe, memfd_arg[16];
 static void *xthread(void *arg)
 {
 	int i = (long)arg;
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	char *argv[] = { self_exe, "--after-exec", memfd_arg, NULL };
 	sigset_t x;
 
@@ -360,7 +360,7 @@ static int part_exec(double seconds)
 	long got[3] = { 0, 0, 0 };
 
 	while (now_s() < end) {
-		unsigned long seed = rnd_seed();
+		uint64_t seed = rnd_seed();
 		int h[NX][2], i, k, e = 1 + rnd(&seed) % (NX - 1), status;
 		pid_t child;
 
@@ -483,7 +483,7 @@ static void on_group_signal(int sig, siginfo_t *si, void *ctx)
 
 static void member(long mm)
 {
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	int n = 1 + rnd(&seed) % 4;
 	sigset_t none;
 
@@ -528,7 +528,7 @@ static int part_pgroup(double seconds)
 	/* Our own group is never targeted; strays would kill us: count them. */
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	while (now_s() < end) {
-		unsigned long seed = rnd_seed();
+		uint64_t seed = rnd_seed();
 		pid_t w;
 		int status;
 

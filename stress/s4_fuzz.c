@@ -111,7 +111,7 @@ static void respawn_victims(void)
 }
 
 /* A random handle, non-handle or garbage fd for slot i. */
-static void refill(int i, unsigned long *seed)
+static void refill(int i, uint64_t *seed)
 {
 	pid_t v = victims[rnd(seed) % NVICTIMS];
 	char path[96];
@@ -158,7 +158,7 @@ static void refill(int i, unsigned long *seed)
 	fds[i] = fd;
 }
 
-static int pick_fd(unsigned long *seed)
+static int pick_fd(uint64_t *seed)
 {
 	switch (rnd(seed) % 16) {
 	case 0: return -1;
@@ -170,7 +170,7 @@ static int pick_fd(unsigned long *seed)
 	}
 }
 
-static int pick_sig(unsigned long *seed)
+static int pick_sig(uint64_t *seed)
 {
 	static const int sigs[] = { 0, SIGUSR1, SIGUSR2, SIGCONT, SIGSTOP,
 				    SIGTERM, SIGKILL, SIGCHLD, SIGWINCH, 40, 64,
@@ -179,7 +179,7 @@ static int pick_sig(unsigned long *seed)
 	return rnd(seed) % 8 ? sigs[rnd(seed) % 16] : (int)rnd(seed);
 }
 
-static unsigned int pick_flags(unsigned long *seed)
+static unsigned int pick_flags(uint64_t *seed)
 {
 	switch (rnd(seed) % 6) {
 	case 0: return 0;
@@ -191,7 +191,7 @@ static unsigned int pick_flags(unsigned long *seed)
 	}
 }
 
-static void fuzz_send(unsigned long *seed)
+static void fuzz_send(uint64_t *seed)
 {
 	siginfo_t si;
 	int fd = pick_fd(seed), sig = pick_sig(seed), r;
@@ -228,7 +228,7 @@ static void fuzz_send(unsigned long *seed)
 }
 
 /* PIDFD_GET_INFO with a random size, direction and mask. */
-static void fuzz_get_info(unsigned long *seed, int fd)
+static void fuzz_get_info(uint64_t *seed, int fd)
 {
 	unsigned char buf[160] = { 0 };
 	unsigned int size = rnd(seed) % 4 ? 64 + 8 * (rnd(seed) % 9) :
@@ -253,7 +253,7 @@ static void fuzz_get_info(unsigned long *seed, int fd)
  * clone3() with a random mix of the handle flags: the child exits at
  * once. A refusal must be the one the admission rules give.
  */
-static void fuzz_clone3(unsigned long *seed)
+static void fuzz_clone3(uint64_t *seed)
 {
 	static const uint64_t bits[] = {
 		CLONE_PIDFD, CLONE_AUTOREAP, CLONE_NNP, CLONE_PIDFD_AUTOKILL,
@@ -306,7 +306,7 @@ static ino_t ino_of(int fd)
  * anything else, with random flags. Whatever comes back from an intact
  * handle is the same process: the same inode.
  */
-static void fuzz_handle(unsigned long *seed, int fd)
+static void fuzz_handle(uint64_t *seed, int fd)
 {
 	union {
 		struct file_handle fh;
@@ -358,7 +358,7 @@ static int on_pidfs(int fd)
 }
 
 /* Extended attributes of a pidfd: only trusted.* may ever be set. */
-static void fuzz_xattr(unsigned long *seed, int fd)
+static void fuzz_xattr(uint64_t *seed, int fd)
 {
 	static const char *const names[] = {
 		"trusted.fuzz", "trusted.", "user.fuzz", "security.fuzz",
@@ -397,7 +397,7 @@ static void fuzz_xattr(unsigned long *seed, int fd)
  * The namespace ioctls (and FS_IOC_GETVERSION's number) with random
  * arguments: a file that comes back is a namespace file.
  */
-static void fuzz_ns_ioctl(unsigned long *seed, int fd)
+static void fuzz_ns_ioctl(uint64_t *seed, int fd)
 {
 	unsigned int nr = rnd(seed) % 4 ? 1 + rnd(seed) % 10 : rnd(seed) % 256;
 	unsigned long arg = rnd(seed) % 4 ? 0 : rnd(seed);
@@ -414,11 +414,11 @@ static void fuzz_ns_ioctl(unsigned long *seed, int fd)
 }
 
 /* process_madvise() and process_mrelease(), PIDFD_SELF_* among the fds. */
-static void fuzz_mm(unsigned long *seed, int fd)
+static void fuzz_mm(uint64_t *seed, int fd)
 {
 	static char page[4096] __attribute__((aligned(4096)));
 	struct iovec iov = {
-		.iov_base = rnd(seed) % 4 ? page : (void *)rnd(seed),
+		.iov_base = rnd(seed) % 4 ? page : (void *)(uintptr_t)rnd(seed),
 		.iov_len = rnd(seed) % 4 ? sizeof(page) : rnd(seed),
 	};
 	/* COLD, PAGEOUT, WILLNEED, COLLAPSE, garbage: none loses data */
@@ -433,7 +433,7 @@ static void fuzz_mm(unsigned long *seed, int fd)
 }
 
 /* pidfs beyond signals: handles, xattrs, namespace ioctls, the mm calls. */
-static void fuzz_pidfs(unsigned long *seed)
+static void fuzz_pidfs(uint64_t *seed)
 {
 	int fd = pick_fd(seed);
 
@@ -445,7 +445,7 @@ static void fuzz_pidfs(unsigned long *seed)
 	}
 }
 
-static void fuzz_other(unsigned long *seed)
+static void fuzz_other(uint64_t *seed)
 {
 	int fd = pick_fd(seed), r;
 	siginfo_t si;
@@ -505,7 +505,7 @@ static void fuzz_other(unsigned long *seed)
 }
 
 /* Random bytes to a kill file: only a clean decimal signal may pass. */
-static void fuzz_killfile(unsigned long *seed)
+static void fuzz_killfile(uint64_t *seed)
 {
 	static const char *const good[] = { "0", "0\n", "10", "28\n" };
 	char path[96], buf[40];
@@ -528,7 +528,8 @@ static void fuzz_killfile(unsigned long *seed)
 	default:
 		n = rnd(seed) % sizeof(buf);
 		for (i = 0; i < n; i++)
-			buf[i] = rnd(seed) % 3 ? '0' + rnd(seed) % 10 : (char)rnd(seed);
+			buf[i] = rnd(seed) % 3 ? (char)('0' + rnd(seed) % 10) :
+						 (char)rnd(seed);
 		/* A non-digit other than one trailing newline is garbage. */
 		for (i = 0; i < n; i++)
 			if ((buf[i] < '0' || buf[i] > '9') && !(i == n - 1 && buf[i] == '\n'))
@@ -551,7 +552,7 @@ static void fuzz_killfile(unsigned long *seed)
 
 static void fuzzer(int uid, double end)
 {
-	unsigned long seed = rnd_seed();
+	uint64_t seed = rnd_seed();
 	sigset_t all;
 	int i, sig;
 

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,22 +83,25 @@ static inline double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A small, fast, per-thread random generator (xorshift64*). */
-static inline unsigned long rnd(unsigned long *s)
+/*
+ * A small, fast, per-thread random generator (xorshift64*): 64 bits
+ * wide in 32-bit programs too.
+ */
+static inline uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s >> 12;
 	*s ^= *s << 25;
 	*s ^= *s >> 27;
-	return *s * 2685821657736338717UL;
+	return *s * 2685821657736338717ULL;
 }
 
-static inline unsigned long rnd_seed(void)
+static inline uint64_t rnd_seed(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts.tv_nsec ^ ((unsigned long)getpid() << 32) ^
-		((unsigned long)sys_gettid() << 16)) | 1;
+	return ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^
+		((uint64_t)sys_gettid() << 16)) | 1;
 }
 
 /*

@@ -589,6 +589,11 @@ static bool skipped(const struct pfk_scan *scan, pid_t tgid)
 
 /* procps's command line buffer: longer ones are cut, as there. */
 #define CMDLINE_MAX (128 * 1024 - 1)
+/*
+ * An offset past every command line (exec() takes at most 6 MiB of
+ * arguments) that a 32-bit off_t holds.
+ */
+#define CMDLINE_PAST_END ((off_t)1 << 30)
 
 static int grow(char **buf, size_t *bufsz, size_t need)
 {
@@ -1012,7 +1017,7 @@ static int match_path(struct pfk_scan *scan, struct pfk_proc *p)
 		char c;
 
 		/* Far past the end: no data read, but ESRCH if reaped. */
-		if (pread(scan->cmd_fd, &c, 1, (off_t)1 << 40) < 0) {
+		if (pread(scan->cmd_fd, &c, 1, CMDLINE_PAST_END) < 0) {
 			pfk_proc_release(p);
 			r = -1;
 		}
