@@ -23,6 +23,9 @@
 #ifndef AT_HANDLE_FID
 #define AT_HANDLE_FID 0x200
 #endif
+#ifndef FS_IOC_GETVERSION
+#define FS_IOC_GETVERSION _IOR('v', 1, long)
+#endif
 #ifndef FD_PIDFS_ROOT
 #define FD_PIDFS_ROOT -10002
 #endif
@@ -142,7 +145,7 @@ TEST(round_trip)
 {
 	struct fhandle fh, fh2, fh_other;
 	int pipefd[2], other_pipe[2];
-	__u64 ino_mask;
+	__u32 gen;
 	int pidfd, pidfd2, fd, other_fd;
 	pid_t pid, other;
 	struct stat st;
@@ -159,14 +162,17 @@ TEST(round_trip)
 	EXPECT_EQ(fh.handle_type, FILEID_KERNFS);
 	ASSERT_EQ(fstat(pidfd, &st), 0);
 	/*
-	 * The number is the inode number on a 64-bit kernel (a 32-bit
-	 * st_ino holds its lower half); a 32-bit kernel may number inodes
-	 * otherwise (6.12 takes them from an IDA): nothing to compare.
+	 * The number is the inode number. A 32-bit kernel's inode number
+	 * is its lower half and the generation its upper half (upstream
+	 * v6.14); a 32-bit st_ino holds the lower half on any kernel.
 	 */
-	ino_mask = sizeof(st.st_ino) == sizeof(__u64) ? ~0ULL : 0xffffffffULL;
-	if (!kernel_is_64bit())
-		ino_mask = 0;
-	EXPECT_EQ(handle_ino(&fh) & ino_mask, (__u64)st.st_ino & ino_mask);
+	EXPECT_EQ((__u32)handle_ino(&fh), (__u32)st.st_ino);
+	if (kernel_is_64bit() && sizeof(st.st_ino) == sizeof(__u64))
+		EXPECT_EQ(handle_ino(&fh), (__u64)st.st_ino);
+	if (!kernel_is_64bit()) {
+		ASSERT_EQ(ioctl(pidfd, FS_IOC_GETVERSION, &gen), 0);
+		EXPECT_EQ(handle_ino(&fh) >> 32, gen);
+	}
 
 	/* Another pidfd of the process: the same handle. */
 	pidfd2 = sys_pidfd_open(pid, 0);

@@ -331,7 +331,9 @@ static inline __u64 supported_info(void)
 /*
  * Probe a clone3() flag combination with a child that exits at once: an
  * old kernel refuses unknown flags with EINVAL before creating anything.
- * The probe's own child is autoreaped, or waited for here.
+ * The probe's own child is gone when it returns, waited for or, when
+ * autoreaped, seen reaped through its pidfd: a test that counts its
+ * children (waitpid(-1, ...)) must not find it.
  */
 static inline bool have_clone_flags(uint64_t flags)
 {
@@ -344,6 +346,8 @@ static inline bool have_clone_flags(uint64_t flags)
 		return false;
 	if (!(flags & CLONE_AUTOREAP))
 		waitpid(pid, NULL, __WALL);
+	else if (fd >= 0)
+		pidfd_reaped(fd, 10000);
 	if (fd >= 0)
 		close(fd);
 	return true;
