@@ -80,10 +80,11 @@ steps=$(seq 0 $last)
 
 # The objects, after each patch: every .c the series changes outside
 # tools/ (at a commit where it exists: a file the series adds is not
-# built before it; one the config does not build is left out). At base and at the last patch also some objects that include
-# the headers it changes and are built in most configs (a changed
-# declaration or macro must not clash there); a difference there is then
-# bisected over the patches like the others.
+# built before it; one the config does not build is left out). At base
+# and at the last patch also some objects that include the headers it
+# changes and are built in most configs (a changed declaration or macro
+# must not clash there); a difference there is then bisected over the
+# patches like the others.
 mapfile -t core < <(git -C "$TREE" diff --name-only base..$branch -- '*.c' ':!tools/' |
 	sed 's/\.c$/.o/' | sort -u)
 mapfile -t extra < <(git -C "$TREE" diff --name-only base..$branch -- include/ | while read -r h; do

@@ -163,9 +163,12 @@ host_case() {	# name ktap-file verdict command...
 # small). The entries and files are named by the base's table
 # (scripts/base/): matrix:smoke, series:checkpatch, series:bisect for
 # 6.1; matrix612:smoke ... and matrix-smoke-6.12.ktap ... for 6.12.
+# Each such kernel is also booted for i386 below.
+i386_kernels=()
 for b in $BASES; do
 	patched=$(base_fact "$b" BASE_PATCHED)
 	case " $kernels " in *" $patched "*) ;; *) continue ;; esac
+	i386_kernels+=("$patched")
 	step=$(base_fact "$b" BASE_STEP)
 	sfx=$(base_fact "$b" BASE_SUFFIX)
 	by=${sfx:+ BASE=$b}
@@ -195,11 +198,6 @@ done
 # that carry the whole, on each base's patched kernel built for i386.
 # Its own results (out/test-results-i386), one case here.
 i386_plan='selftests:pidfd:pidfd_pidfs_test,selftests:pidfd:pidfd_file_handle_test,conformance:pidfs_test'
-i386_kernels=()
-for b in $BASES; do
-	patched=$(base_fact "$b" BASE_PATCHED)
-	[[ " $kernels " == *" $patched "* ]] && i386_kernels+=("$patched")
-done
 if [ -z "$ARCH_SUFFIX" ] && [ ${#i386_kernels[@]} -gt 0 ] && only_match i386:pidfs; then
 	say "make test ARCH=i386 in small: $i386_plan on ${i386_kernels[*]}"
 	host_case i386:pidfs "$CACHE/out/i386-pidfs.ktap" i386 \
