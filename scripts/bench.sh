@@ -270,7 +270,8 @@ time)
 	die "BENCH_CLOCK=$clock: icount or time" ;;
 esac
 
-# The guest: patched, then stock, each the way `make test` builds it.
+# The guest: patched, then stock, each the way `make test` builds it
+# but with Debian's slab allocator (bench-<kernel>, kconfig/bench.config).
 # The rows are named by the role (patched, stock), not by the kernel: the
 # base's patched and pristine kernels (scripts/base/).
 declare -A kernel_of=([patched]=$BASE_PATCHED [stock]=$BASE_PRISTINE)
@@ -282,14 +283,14 @@ for role in patched stock; do
 	tools=none
 	[ $role = patched ] && tools=${BENCH_GUEST_TOOLS:-100,1000}
 	KERNEL=$k "$REPO/scripts/tree.sh"
-	KERNEL=$k "$REPO/scripts/kernel.sh"
-	KERNEL=$k "$REPO/scripts/guest.sh"
+	KERNEL=bench-$k "$REPO/scripts/kernel.sh"
+	KERNEL=bench-$k "$REPO/scripts/guest.sh"
 	# TCG is slow and the tools benchmark forks thousands of processes.
-	KERNEL=$k PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-900} "$REPO/scripts/qemu.sh" bench \
+	KERNEL=bench-$k PIDFD_TIMEOUT=${PIDFD_TIMEOUT:-900} "$REPO/scripts/qemu.sh" bench \
 		pidfd.bench_tools=$tools "${guest_clock[@]}" >/dev/null
-	ktap=$CACHE/out/$k/bench.ktap
+	ktap=$CACHE/out/bench-$k/bench.ktap
 	if ! grep -q "^$END_MARKER" "$ktap" 2>/dev/null; then
-		echo "error: the $k guest did not finish the bench plan; see $CACHE/out/$k/bench.console" >&2
+		echo "error: the bench-$k guest did not finish the bench plan; see $CACHE/out/bench-$k/bench.console" >&2
 		failed=1
 	fi
 	grep '^not ok' "$ktap" 2>/dev/null >&2 && failed=1
@@ -307,7 +308,7 @@ syscall_rows "$res/strace" 100 1000 5000 >> "$raw"
 report "$raw" "$csv" "$svg"
 
 echo
-echo "kernels: patched = ${kernel_of[patched]}, stock = ${kernel_of[stock]} (BASE=$BASE)"
+echo "kernels: patched = bench-${kernel_of[patched]}, stock = bench-${kernel_of[stock]} (BASE=$BASE; kconfig/bench.config)"
 [ "$clock" = icount ] && echo "guest rows: instructions executed (-icount), not time; BENCH_CLOCK=time for TCG's wall time"
 echo "ratio = A/B per round: median, min, max over the interleaved rounds (15; 7 for tools.*)"
 echo "tools.cpu.*, tools.rss.*: CPU time (user+sys) and peak RSS of each run from wait4(), median of 3 runs per side and round"

@@ -14,9 +14,11 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # reference), patched-<c> (patched + kconfig/matrix/<c>.config, the
 # delta of a make matrix config: KERNEL=patched-cr-n boots without
 # CHECKPOINT_RESTORE), system-patched and system-stock (+
-# kconfig/system.config: make system's Debian root disk); patched612,
-# debug612, patched612-<c>, system-patched612 and system-upstream
-# likewise for 6.12. BASE without KERNEL selects the base's patched
+# kconfig/system.config: make system's Debian root disk), bench-patched
+# and bench-stock (+ kconfig/bench.config: make bench's, with SLUB);
+# patched612, debug612, patched612-<c>, system-patched612,
+# system-upstream, bench-patched612 and bench-upstream likewise for
+# 6.12. BASE without KERNEL selects the base's patched
 # kernel (make patches/checkpatch/bisect-check BASE=6.12 work on the
 # 6.12 series).
 # What differs between the bases, the names of their kernels included,
@@ -47,7 +49,10 @@ each_base() {
 # base_has NAME: the loaded table names kernel NAME.
 base_has() {
 	local k
-	case $1 in "$BASE_PATCHED"-*) return 0 ;; esac
+	case $1 in
+	"$BASE_PATCHED"-*) return 0 ;;
+	bench-*) base_has "${1#bench-}"; return ;;
+	esac
 	for k in $BASE_KERNELS; do [ "$1" = "$k" ] && return 0; done
 	for k in $BASE_SYSTEM; do [ "$1" = "system-$k" ] && return 0; done
 	return 1
@@ -364,15 +369,19 @@ series_kernel() {
 	return 1
 }
 
-# source_tree: the tree the selected build (system-<k> as <k>) builds
-# from: the series' tree, or src/<name> for an unpatched kernel (stock,
-# a worktree of tag base; upstream, linux-source-6.12 as it is); tree.sh
-# makes it as the table of the base whose pristine kernel it is says.
+# source_tree: the tree the selected build (system-<k> and bench-<k> as
+# <k>) builds from: the series' tree, or src/<name> for an unpatched
+# kernel (stock, a worktree of tag base; upstream, linux-source-6.12 as
+# it is); tree.sh makes it as the table of the base whose pristine
+# kernel it is says.
 source_tree() {
-	if series_kernel "${KERNEL#system-}"; then
+	local k=${KERNEL#system-}
+
+	k=${k#bench-}
+	if series_kernel "$k"; then
 		echo "$TREE"
 	else
-		echo "$CACHE/src/${KERNEL#system-}"
+		echo "$CACHE/src/$k"
 	fi
 }
 

@@ -7,7 +7,8 @@
 # kconfig/arm64.config) (+ the base's BASE_DEBUG_KCONFIG for its debug
 # kernel: debug.config, and debug-6.12.config after it for debug612;
 # + kconfig/matrix/<c>.config for patched-<c>; + BASE_SYSTEM_KCONFIG for
-# system-*: system.config, and system-6.12.config for the 6.12 ones);
+# system-*: system.config, and system-6.12.config for the 6.12 ones;
+# + kconfig/bench.config for make bench's bench-*: SLUB, as Debian);
 # every requested option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -25,6 +26,8 @@ case $KERNEL in
 	[ -f "${fragments[-1]}" ] || die "KERNEL=$KERNEL: no ${fragments[-1]}" ;;
 system-*)
 	for f in $BASE_SYSTEM_KCONFIG; do fragments+=("$REPO/kconfig/$f"); done ;;
+bench-*)
+	fragments+=("$REPO/kconfig/bench.config") ;;
 esac
 mkdir -p "$BUILD" "$OUT"
 kmake() { make -s -C "$src" O="$BUILD" "${KMAKE_ARCH[@]}" CC="ccache $KCC" -j"$JOBS" "$@"; }
