@@ -315,6 +315,6 @@ echo "tools.cpu.*, tools.rss.*: CPU time (user+sys) and peak RSS of each run fro
 echo "below 1: A is faster. NO*: the median misses the goal, but the goal is inside the spread"
 echo "csv: $csv"
 echo "svg: $svg"
-echo "raw: $raw, guest logs: $CACHE/out/{${kernel_of[patched]},${kernel_of[stock]}}/bench.{ktap,console}"
+echo "raw: $raw, guest logs: $CACHE/out/bench-{${kernel_of[patched]},${kernel_of[stock]}}/bench.{ktap,console}"
 say "make bench took $((SECONDS - start)) s"
 exit $failed

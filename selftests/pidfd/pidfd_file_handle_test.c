@@ -422,6 +422,94 @@ TEST(reaped)
 }
 
 /*
+ * More unreaped processes than the kernel's index by inode number has
+ * chains (4096 in these series): by the pigeonhole principle some share
+ * one, and every handle must still open its own process and, once they
+ * are all reaped, none. Zombies keep their pids indexed and cost no
+ * memory map; each pidfd is closed once its handle and st_ino are
+ * taken, as a handle does not need one. A small kernel's pid_max
+ * (CONFIG_BASE_SMALL: 4096) is raised for the test.
+ */
+#define MANY_PROCESSES 4500
+#define PID_MAX_PATH "/proc/sys/kernel/pid_max"
+
+static int pid_max(int set)
+{
+	FILE *f = fopen(PID_MAX_PATH, set ? "w" : "r");
+	int ret = set, ok;
+
+	if (!f)
+		return -1;
+	ok = set ? fprintf(f, "%d\n", set) > 0 : fscanf(f, "%d", &ret) == 1;
+	if (fclose(f) || !ok)
+		return -1;
+	return ret;
+}
+
+TEST(many_processes)
+{
+	static struct fhandle fh[MANY_PROCESSES];
+	static ino_t ino[MANY_PROCESSES];
+	static pid_t pid[MANY_PROCESSES];
+	int i, n, fd, pidfd, mount_fd, old_max;
+	int opened = 0, wrong = 0, stale = 0;
+	struct stat st;
+
+	if (handles_missing())
+		SKIP(return, "no pidfs file handles (errno %d)", errno);
+	old_max = pid_max(0);
+	ASSERT_GT(old_max, 0);
+	if (old_max < 2 * MANY_PROCESSES && pid_max(2 * MANY_PROCESSES) < 0)
+		SKIP(return, "cannot raise pid_max to %d", 2 * MANY_PROCESSES);
+	/* Any pidfd names the pidfs mount to open_by_handle_at(). */
+	mount_fd = sys_pidfd_open(getpid(), 0);
+	ASSERT_GE(mount_fd, 0);
+
+	for (n = 0; n < MANY_PROCESSES; n++) {
+		pid[n] = fork();
+		if (pid[n] == 0)
+			_exit(0);
+		if (pid[n] < 0)
+			break;
+		pidfd = sys_pidfd_open(pid[n], 0);
+		if (pidfd < 0)
+			break;
+		if (name_to_handle(pidfd, &fh[n], 0) || fstat(pidfd, &st)) {
+			close(pidfd);
+			break;
+		}
+		ino[n] = st.st_ino;
+		close(pidfd);
+	}
+	EXPECT_EQ(n, MANY_PROCESSES) TH_LOG("process %d: errno %d", n, errno);
+
+	for (i = 0; i < n; i++) {
+		fd = open_by_handle(mount_fd, &fh[i], O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		opened++;
+		if (fstat(fd, &st) || st.st_ino != ino[i])
+			wrong++;
+		close(fd);
+	}
+	EXPECT_EQ(opened, n);
+	EXPECT_EQ(wrong, 0);
+
+	/* Every child, the one whose handle failed too. */
+	for (i = 0; i < MANY_PROCESSES && i <= n; i++)
+		if (pid[i] > 0)
+			EXPECT_EQ(waitpid(pid[i], NULL, 0), pid[i]);
+	for (i = 0; i < n; i++)
+		if (open_by_handle(mount_fd, &fh[i], O_CLOEXEC) == -1 &&
+		    errno == ESTALE)
+			stale++;
+	EXPECT_EQ(stale, n);
+	close(mount_fd);
+	if (old_max < 2 * MANY_PROCESSES)
+		EXPECT_EQ(pid_max(old_max), old_max);
+}
+
+/*
  * FD_PIDFS_ROOT as mount_fd: no pidfd needed, even once all pidfds of
  * the process are closed. Other negative values stay EBADF.
  */
