@@ -446,7 +446,12 @@ static int pid_max(int set)
 	return ret;
 }
 
-TEST(many_processes)
+/* Forking thousands takes seconds under emulation: more than 30. */
+FIXTURE(many) {};
+FIXTURE_SETUP(many) {}
+FIXTURE_TEARDOWN(many) {}
+
+TEST_F_TIMEOUT(many, processes, 120)
 {
 	static struct fhandle fh[MANY_PROCESSES];
 	static ino_t ino[MANY_PROCESSES];
