@@ -160,6 +160,20 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$CACHE
 export CCACHE_NOHASHDIR=1
 
+# arch_inputs: what scripts/deps.sh puts in place for ARCH (the packages,
+# and arch_deps: the foreign userspace of arm64 and i386 and arm64's
+# compiler driver in the cache) is there before a script reads it.
+# kernel.sh, guest.sh and test.sh ask themselves, so no path depends on
+# an earlier `make deps` for its ARCH (make test's i386:pidfs step runs
+# test.sh with ARCH=i386; issue 49). deps.sh runs once per ARCH in a run:
+# PIDFD_DEPS_<ARCH> tells the scripts it starts.
+arch_inputs() {
+	local var=PIDFD_DEPS_$ARCH
+	[ -n "${!var:-}" ] && return 0
+	"$REPO/scripts/deps.sh" || die "scripts/deps.sh for ARCH=$ARCH failed"
+	export "$var=1"
+}
+
 # ONLY: comma-separated glob patterns over the names of the test plan's
 # entries (conformance:send_signal_test, tool:host, smoke:bench:probe,
 # series:checkpatch ...): make test runs those that match, and leaves the

@@ -15,6 +15,7 @@
 # Only what changed is rebuilt; the kernel is never relinked for this.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+arch_inputs
 lock tree s
 lock "build-$KERNEL$ARCH_SUFFIX" x
 

@@ -12,6 +12,7 @@
 # every requested option is checked against the final .config.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+arch_inputs
 lock tree s
 lock "build-$KERNEL$ARCH_SUFFIX" x
 

@@ -20,6 +20,9 @@ set -uo pipefail
 # one's results and test.ktap between its boot and its verdict.
 lock test x
 start=$SECONDS
+# The packages and the cache inputs of this ARCH: the i386:pidfs step
+# below runs this script again with ARCH=i386 (arch_inputs in common.sh).
+arch_inputs
 
 kernels=${*:-$ARCH_TEST_KERNELS}
 results=$CACHE/out/test-results$ARCH_SUFFIX
