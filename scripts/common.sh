@@ -165,13 +165,28 @@ export CCACHE_NOHASHDIR=1
 # compiler driver in the cache) is there before a script reads it.
 # kernel.sh, guest.sh and test.sh ask themselves, so no path depends on
 # an earlier `make deps` for its ARCH (make test's i386:pidfs step runs
-# test.sh with ARCH=i386; issue 49). deps.sh runs once per ARCH in a run:
-# PIDFD_DEPS_<ARCH> tells the scripts it starts.
+# test.sh with ARCH=i386; issue 49). deps.sh runs once per ARCH and cache
+# in a run: PIDFD_DEPS_<ARCH>=CACHE tells the scripts it starts.
 arch_inputs() {
 	local var=PIDFD_DEPS_$ARCH
-	[ -n "${!var:-}" ] && return 0
+	[ "${!var:-}" = "$CACHE" ] && return 0
 	"$REPO/scripts/deps.sh" || die "scripts/deps.sh for ARCH=$ARCH failed"
-	export "$var=1"
+	check_inputs || die "ARCH=$ARCH: scripts/deps.sh left inputs missing"
+	export "$var=$CACHE"
+}
+
+# check_inputs: every file of ARCH_INPUTS (scripts/arch/ARCH.sh) and every
+# base's source tarball is there; else the missing ones, and failure.
+# kernel.sh --inputs and guest.sh --inputs stop after it: make test's
+# harness:cold-inputs runs them on an empty cache (scripts/test-cold-inputs.sh).
+check_inputs() {
+	local f missing=0
+	for f in "${ARCH_INPUTS[@]}" $(each_base BASE_PACKAGE | sed 's|[^ ]*|/usr/src/&.tar.xz|g'); do
+		[ -e "$f" ] && continue
+		printf 'error: ARCH=%s: no %s (scripts/deps.sh fetches it)\n' "$ARCH" "$f" >&2
+		missing=1
+	done
+	return $missing
 }
 
 # ONLY: comma-separated glob patterns over the names of the test plan's

@@ -16,6 +16,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 arch_inputs
+# --inputs: only that (make test's harness:cold-inputs).
+if [ "${1:-}" = --inputs ]; then check_inputs; exit; fi
 lock tree s
 lock "build-$KERNEL$ARCH_SUFFIX" x
 

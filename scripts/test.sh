@@ -70,6 +70,9 @@ harness_step harness:interrupt "$REPO/scripts/test-interrupt.sh"
 harness_step series:twins "$REPO/scripts/twins.sh"
 # scripts/pidfs-compare.sh on recorded runs, each with its verdict.
 harness_step harness:pidfs-compare "$REPO/scripts/test-pidfs-compare.sh"
+# Every input a step reads from the cache is fetched by that step itself:
+# kernel.sh and guest.sh of each ARCH on an empty cache (issue 49).
+harness_step harness:cold-inputs "$REPO/scripts/test-cold-inputs.sh"
 # No guest entry is named harness:*: ONLY of such names alone boots and
 # builds no kernel.
 only_harness() {

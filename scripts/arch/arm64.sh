@@ -38,6 +38,10 @@ GUEST_RESULTS=/dev/hvc0
 # architected QARMA, which is slow under TCG.
 QEMU_MACHINE=(qemu-system-aarch64 -M virt -accel tcg -cpu max,pauth-impdef=on)
 
+# What kernel.sh and guest.sh open from the cache (arch_deps fetched it;
+# common.sh: check_inputs).
+ARCH_INPUTS=("$KCC" "$BUSYBOX" "$ARCH_ROOT/usr/bin/pgrep" "$ARCH_ROOT/usr/bin/pkill")
+
 qemu_results_port() {
 	QEMU_RESULTS=(-device virtio-serial-device -chardev "file,id=results,path=$1"
 		-device "virtconsole,chardev=results")

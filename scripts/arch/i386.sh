@@ -30,6 +30,10 @@ GUEST_CONSOLE=ttyS0
 GUEST_RESULTS=/dev/ttyS1
 QEMU_MACHINE=(qemu-system-i386 -accel tcg -cpu max)
 
+# What kernel.sh and guest.sh open from the cache (arch_deps fetched it;
+# common.sh: check_inputs).
+ARCH_INPUTS=("$BUSYBOX" "$ARCH_ROOT/usr/bin/pgrep" "$ARCH_ROOT/usr/bin/pkill")
+
 qemu_results_port() {
 	QEMU_RESULTS=(-serial "file:$1")
 }

@@ -26,6 +26,10 @@ GUEST_CONSOLE=ttyS0
 GUEST_RESULTS=/dev/ttyS1
 QEMU_MACHINE=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -cpu max)
 
+# What kernel.sh and guest.sh open from the cache (arch_deps fetched it;
+# common.sh: check_inputs): nothing, the host's programs serve.
+ARCH_INPUTS=()
+
 # qemu_results_port FILE: the QEMU arguments that save the guest's
 # result port (GUEST_RESULTS) in FILE, in QEMU_RESULTS.
 qemu_results_port() {
