@@ -107,7 +107,7 @@ checkpatch: tree
 # them all.
 patches:
 	@$(if $(filter command line environment,$(origin BASE)),$(S)/patches.sh,\
-		for b in $$(cd $(S)/base && ls *.sh | sed 's/\.sh$$//'); do BASE=$$b $(S)/patches.sh || exit; done)
+		for b in $$($(S)/settings.sh SERIES_BASES); do BASE=$$b $(S)/patches.sh || exit; done)
 
 bisect-check: tree
 	@$(S)/bisect-check.sh

@@ -27,7 +27,9 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # or a list of names.
 BASES=$(cd "$REPO/scripts/base" && ls -- *.sh | sed 's/\.sh$//' | sort -V | xargs)
 
-# base_facts BASE: the BASE_* variables of scripts/base/BASE.sh.
+# base_facts BASE: the BASE_* variables of scripts/base/BASE.sh (every
+# table sets every name: a table sourced after another leaves nothing of
+# it behind).
 base_facts() {
 	[ -f "$REPO/scripts/base/$1.sh" ] || die "unknown BASE=$1 (scripts/base/: $BASES)"
 	. "$REPO/scripts/base/$1.sh"
@@ -46,11 +48,26 @@ each_base() {
 	for b in $BASES; do base_fact "$b" "$1"; done | xargs
 }
 
+# SERIES_BASES: the bases that carry a series of ours (BASE_PATCHES), oldest
+# first; a reference base (7.3) has only its pristine kernel, and no tree,
+# patched kernel or series step.
+SERIES_BASES=$(for b in $BASES; do
+	if [ -n "$(base_fact "$b" BASE_PATCHES)" ]; then echo "$b"; fi
+done | xargs)
+
+# base_tarball BASE: BASE's source tarball: /usr/src/ of the installed
+# package, or of the package of BASE_SUITE that scripts/deps.sh unpacked
+# into $CACHE/debian/SUITE.
+base_tarball() {
+	(base_facts "$1"
+	 echo "${BASE_SUITE:+$CACHE/debian/$BASE_SUITE}/usr/src/$BASE_PACKAGE.tar.xz")
+}
+
 # base_has NAME: the loaded table names kernel NAME.
 base_has() {
 	local k
 	case $1 in
-	"$BASE_PATCHED"-*) return 0 ;;
+	"$BASE_PATCHED"-*) [ -n "$BASE_PATCHED" ] && return 0 ;;
 	bench-*) base_has "${1#bench-}"; return ;;
 	esac
 	for k in $BASE_KERNELS; do [ "$1" = "$k" ] && return 0; done
@@ -71,7 +88,8 @@ kernel_bases() {
 kernel_names() {
 	local b names
 	names=$(for b in $BASES; do
-		(base_facts "$b" && echo $BASE_KERNELS "$BASE_PATCHED-<c>" && printf 'system-%s\n' $BASE_SYSTEM)
+		(base_facts "$b" && echo $BASE_KERNELS ${BASE_PATCHED:+"$BASE_PATCHED-<c>"}
+		 for k in $BASE_SYSTEM; do echo "system-$k"; done)
 	done | xargs | sed 's/ /, /g')
 	echo "$names; make system: $(system_names | sed 's/ /, /g')"
 }
@@ -131,7 +149,7 @@ base_facts "$BASE"
 # carries it (tag "base" is the pristine Debian source, branch "series"
 # the series as commits) and what tree.sh last applied there.
 SRC_PACKAGE=$BASE_PACKAGE
-SRC_TARBALL=/usr/src/$SRC_PACKAGE.tar.xz
+SRC_TARBALL=$(base_tarball "$BASE")
 PATCHES=$REPO/$BASE_PATCHES
 TREE=$CACHE/src/$BASE_TREE
 APPLIED=$CACHE/src/$BASE_APPLIED
@@ -163,7 +181,7 @@ export CCACHE_NOHASHDIR=1
 # arch_inputs: what scripts/deps.sh puts in place for ARCH (the packages,
 # and arch_deps: the foreign userspace of arm64 and i386 and arm64's
 # compiler driver in the cache) is there before a script reads it.
-# kernel.sh, guest.sh and test.sh ask themselves, so no path depends on
+# tree.sh, kernel.sh, guest.sh and test.sh ask themselves, so no path depends on
 # an earlier `make deps` for its ARCH (make test's i386:pidfs step runs
 # test.sh with ARCH=i386; issue 49). deps.sh runs once per ARCH and cache
 # in a run: PIDFD_DEPS_<ARCH>=CACHE tells the scripts it starts.
@@ -181,7 +199,7 @@ arch_inputs() {
 # harness:cold-inputs runs them on an empty cache (scripts/test-cold-inputs.sh).
 check_inputs() {
 	local f missing=0
-	for f in "${ARCH_INPUTS[@]}" $(each_base BASE_PACKAGE | sed 's|[^ ]*|/usr/src/&.tar.xz|g'); do
+	for f in "${ARCH_INPUTS[@]}" $(for b in $BASES; do base_tarball "$b"; done); do
 		[ -e "$f" ] && continue
 		printf 'error: ARCH=%s: no %s (scripts/deps.sh fetches it)\n' "$ARCH" "$f" >&2
 		missing=1

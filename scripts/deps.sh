@@ -5,7 +5,8 @@
 # (python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py;
 # rsync: headers_install; each base's linux-source-* (linux-source-6.12 is
 # also the upstream reference kernel) and linux-config-* (Debian's amd64
-# configs: make matrix), from scripts/base/;
+# configs: make matrix), from scripts/base/, those of a base with a
+# BASE_SUITE (7.3: trixie-backports) downloaded into the cache instead;
 # trinity, stress-ng: the fuzz scenario, also in make test's smoke run;
 # sparse: make matrix;
 # gcc-multilib: the -m32 guest programs;
@@ -20,9 +21,12 @@ packages=(qemu-system-x86 busybox-static gcc make flex
 	libc6-dev gcc-multilib coreutils util-linux rsync python3-ply python3-git
 	trinity stress-ng sparse
 	mmdebstrap e2fsprogs dpkg-dev debhelper lintian bash-completion)
-# Every base's source and config packages (scripts/base/).
-read -r -a base_packages <<<"$(each_base BASE_PACKAGE) $(each_base BASE_CONFIG_PACKAGE)"
-packages+=("${base_packages[@]}")
+# Every base's source and config packages (scripts/base/) of the
+# machine's release; the others' below (suite_packages).
+for b in $BASES; do
+	[ -z "$(base_fact "$b" BASE_SUITE)" ] || continue
+	packages+=($(base_fact "$b" BASE_PACKAGE) $(base_fact "$b" BASE_CONFIG_PACKAGE))
+done
 packages+=("${ARCH_PACKAGES[@]}")
 missing=()
 for p in "${packages[@]}"; do
@@ -72,5 +76,44 @@ foreign_userspace() {
 	[ -x "$dir/root/bin/busybox" ] || die "no busybox in busybox-static:$arch"
 	echo "$stamp" > "$dir/root.stamp"
 }
+
+# suite_packages SUITE PACKAGE...: the packages of SUITE (trixie-backports)
+# of the machine's own archive, unpacked into $CACHE/debian/SUITE: apt-get
+# with its lists and downloads in $CACHE/debian/SUITE.apt, so the
+# machine's apt sources and its installed packages stay as they are.
+# Redone only when the list changed (rm -rf $CACHE/debian/SUITE* to take
+# a newer version).
+suite_packages() {
+	local suite=$1 dir=$CACHE/debian/$1 mirror stamp p deb apt
+	shift
+	stamp="$suite $*"
+	[ "$(cat "$dir.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+	mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' |
+		grep -v security | head -n 1)
+	[ -n "$mirror" ] || die "no Debian archive in the machine's apt sources"
+	apt=(-o "Dir::Etc::SourceList=$dir.apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$dir.apt/lists" -o "Dir::Cache=$dir.apt/cache"
+		-o Debug::NoLocking=1)
+	rm -rf "$dir" "$dir.apt" "$dir.stamp"
+	mkdir -p "$dir.apt/lists/partial" "$dir.apt/cache/archives/partial" "$dir.apt/debs"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
+		> "$dir.apt/sources.list"
+	say "downloading $* from $suite ($mirror)"
+	apt-get "${apt[@]}" update -q >&2 || die "apt-get update of $suite failed"
+	(cd "$dir.apt/debs" && apt-get "${apt[@]}" download -q "$@") 2>&1 |
+		grep -v 'unsandboxed' >&2
+	for p; do
+		deb=$(ls "$dir.apt/debs/${p}_"*.deb 2>/dev/null) ||
+			die "apt-get download $p from $suite failed"
+		dpkg-deb -x "$deb" "$dir"
+	done
+	rm -rf "$dir.apt/debs"
+	echo "$stamp" > "$dir.stamp"
+}
+for b in $BASES; do
+	suite=$(base_fact "$b" BASE_SUITE)
+	[ -z "$suite" ] || suite_packages "$suite" $(base_fact "$b" BASE_PACKAGE) \
+		$(base_fact "$b" BASE_CONFIG_PACKAGE)
+done
 
 arch_deps

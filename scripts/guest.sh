@@ -58,7 +58,7 @@ if [ ! -f "$harness_inc/kselftest_harness.h" ]; then
 	if [ -f "$ref/kselftest_harness.h" ]; then
 		cp "$ref/kselftest_harness.h" "$ref/kselftest.h" "$harness_inc.tmp/"
 	else
-		tar -xJf "/usr/src/$(base_fact 6.12 BASE_PACKAGE).tar.xz" \
+		tar -xJf "$(base_tarball 6.12)" \
 			-C "$harness_inc.tmp" --strip-components=4 --wildcards \
 			'*/tools/testing/selftests/kselftest_harness.h' \
 			'*/tools/testing/selftests/kselftest.h' ||
@@ -88,7 +88,11 @@ compile "$root/bin/demo" "$REPO/guest/demo.c"
 # is only seen if they run there. patched612 runs those of the 6.12
 # series (src/linux-6.12); every other kernel, the upstream reference
 # included, those of the 6.1 series (src/linux), as before.
-selftests_dir=$TREE/tools/testing/selftests/pidfd
+# A base without a series boots those of BASE_SELFTESTS (upstream73: the
+# 6.12 series').
+selftests_tree=$TREE
+[ -z "$BASE_SELFTESTS" ] || selftests_tree=$CACHE/src/$(base_fact "$BASE_SELFTESTS" BASE_TREE)
+selftests_dir=$selftests_tree/tools/testing/selftests/pidfd
 mkdir -p "$OUT/selftests-pidfd"
 make -s -C "$selftests_dir" OUTPUT="$OUT/selftests-pidfd" \
 	KHDR_INCLUDES="-isystem $headers" LDFLAGS=-static CC="$GUEST_CC" >&2 ||
@@ -101,6 +105,71 @@ rm -f "$root"/tests/selftests/*
 for t in $selftests; do
 	cp "$OUT/selftests-pidfd/$t" "$root/tests/selftests/$t"
 done
+
+# The reference's own pidfd and coredump selftests (issue 44): the same
+# programs on every x86_64 kernel, built once from the reference base's
+# tree (the newest table, scripts/base/7.3.sh) against its UAPI headers,
+# in $CACHE/out/selftests-<ref>. Each runs as
+# selftests<step>:<dir>:<prog> (selftests73:pidfd:pidfd_info_test) through
+# /tests/record, which prints its lines as comments: a case is not
+# judged on any kernel alone (7.3 fails one of its own); the host step
+# selftests<step>:compare wants each case's verdict on a kernel equal to
+# the reference's (scripts/selftests-compare.sh).
+ref_base=${BASES##* }
+ref_step=$(base_fact "$ref_base" BASE_STEP)
+ref_dirs="pidfd coredump"
+ref_progs=()
+build_reference_selftests() {
+	local ref src out d t
+	ref=$(base_fact "$ref_base" BASE_PRISTINE)
+	KERNEL=$ref "$REPO/scripts/tree.sh" >&2 || die "cannot make the $ref tree"
+	src=$CACHE/src/$ref
+	out=$CACHE/out/selftests-$ref
+	if [ ! -f "$out/headers/include/linux/pidfd.h" ]; then
+		rm -rf "$out/headers" "$out/headers-build"
+		make -s -C "$src" O="$out/headers-build" INSTALL_HDR_PATH="$out/headers.tmp" \
+			headers_install >&2 || die "cannot install the $ref UAPI headers"
+		mv "$out/headers.tmp" "$out/headers"
+		rm -rf "$out/headers-build"
+	fi
+	# (coredump_test_helpers.c uses offsetof() without <stddef.h>; glibc
+	# 2.36 does not bring it in.)
+	for d in $ref_dirs; do
+		mkdir -p "$out/$d"
+		make -s -C "$src/tools/testing/selftests/$d" OUTPUT="$out/$d" \
+			KHDR_INCLUDES="-isystem $out/headers/include" LDFLAGS=-static \
+			USERCFLAGS="-include stddef.h" CC="$GUEST_CC" >&2 ||
+			die "cannot build the $ref $d selftests"
+		rm -rf "$root/tests/selftests$ref_step/$d"
+		mkdir -p "$root/tests/selftests$ref_step/$d"
+		for t in $(make -s -C "$src/tools/testing/selftests/$d" -f Makefile -f - \
+				<<<'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs \
+				OUTPUT="$out/$d"); do
+			ref_progs+=("$d:$t")
+		done
+		# The helpers and scripts the programs run from their directory.
+		for t in $(make -s -C "$src/tools/testing/selftests/$d" -f Makefile -f - \
+				<<<'print-all: ; @echo $(notdir $(TEST_GEN_PROGS) $(TEST_GEN_PROGS_EXTENDED)) $(TEST_FILES)' \
+				print-all OUTPUT="$out/$d"); do
+			if [ -e "$out/$d/$t" ]; then
+				cp "$out/$d/$t" "$root/tests/selftests$ref_step/$d/"
+			else
+				cp "$src/tools/testing/selftests/$d/$t" "$root/tests/selftests$ref_step/$d/"
+			fi
+		done
+	done
+	cat > "$root/tests/record" <<-'EOF'
+	#!/bin/sh
+	# record PROGRAM: run a reference selftest in its directory, its lines
+	# as comments, then its exit status: for the host's comparison.
+	cd "${1%/*}" || exit 1
+	set -o pipefail
+	"$@" 2>&1 | sed 's/^/# /'
+	echo "# exit status $?"
+	EOF
+	chmod 755 "$root/tests/record"
+}
+[ -z "$ARCH_SUFFIX" ] && build_reference_selftests
 
 selftest_inc="-I$harness_inc -I$REPO/tests"
 conformance=()
@@ -260,6 +329,9 @@ case_slot() {
 		echo "conformance32:$t 300 /tests/conformance32/$t$(case_slot "$root/tests/conformance32/$t")"
 	done
 	[ $tool32 = yes ] && echo "tool32:pfkill 900 /bin/env PFKILL_TEST_TIMEOUT=300 /tests/tool32/bin/pfkill-tests {case}"
+	for t in "${ref_progs[@]}"; do
+		echo "selftests$ref_step:$t 900 /tests/record /tests/selftests$ref_step/${t%%:*}/${t#*:}"
+	done
 	# The smoke form of make bench, stress and run (smoke:*).
 	"$REPO/scripts/smoke.sh" plan
 } > "$root/plans/test"
@@ -270,7 +342,7 @@ gen=$CACHE/bin/gen_init_cpio
 if [ ! -x "$gen" ]; then
 	mkdir -p "$CACHE/bin"
 	# (-x only once whole: written as $gen.tmp, then renamed)
-	gcc -O2 -o "$gen.tmp" "$TREE/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
+	gcc -O2 -o "$gen.tmp" "$selftests_tree/usr/gen_init_cpio.c" || die "cannot build gen_init_cpio"
 	mv -f "$gen.tmp" "$gen"
 fi
 list=$OUT/initramfs.list

@@ -95,11 +95,13 @@ fi
 
 missing=0
 while IFS= read -r line; do
+	# An option this base's kernel does not have (BASE_KCONFIG_GONE).
+	opt=${line#\# }; opt=${opt%%[= ]*}
+	[[ " $BASE_KCONFIG_GONE " == *" $opt "* ]] && continue
 	case $line in
 	CONFIG_*=*)
 		grep -qx -- "$line" "$BUILD/.config" && continue ;;
 	'# CONFIG_'*' is not set')
-		opt=${line#\# }; opt=${opt%% *}
 		! grep -q "^$opt=" "$BUILD/.config" && continue ;;
 	*) continue ;;
 	esac

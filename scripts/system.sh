@@ -261,7 +261,7 @@ for k in "${kernels[@]}"; do
 done
 # Each base's patched kernel against its pristine one, when both ran,
 # under each release it boots.
-for b in $BASES; do
+for b in $SERIES_BASES; do
 	patched=$(base_fact "$b" BASE_PATCHED)
 	pristine=$(base_fact "$b" BASE_PRISTINE)
 	suffix=$(base_fact "$b" BASE_SUFFIX)

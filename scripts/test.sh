@@ -149,6 +149,24 @@ if [[ " ${booted[*]} " == *" $pidfs_reference "* ]] && [ ${#booted[@]} -gt 1 ] &
 	"$REPO/scripts/ktap.sh" "$results/pidfs-compare.console" "$tap" > "$results/pidfs-compare.verdict"
 fi
 
+# Upstream 7.3's own pidfd and coredump selftests, run on every x86_64
+# kernel as selftests73:* (scripts/guest.sh): each case's verdict on our
+# kernels equal to 7.3's (selftests73:compare,
+# scripts/selftests-compare.sh, tests/selftests-compare.allow), when the
+# reference and another kernel ran.
+ref_step=$(base_fact "${BASES##* }" BASE_STEP)
+if [ -z "$ARCH_SUFFIX" ] && [[ " ${booted[*]} " == *" $pidfs_reference "* ]] &&
+	[ ${#booted[@]} -gt 1 ] && only_match "selftests$ref_step:compare"; then
+	selected=$((selected + 1))
+	say "selftests$ref_step:compare: the $pidfs_reference selftests' verdicts on ${booted[*]}"
+	tap=$CACHE/out/selftests-compare.ktap
+	ktap_case "selftests$ref_step:compare" "    " \
+		"$REPO/scripts/selftests-compare.sh" "${booted[@]}" > "$tap"
+	say "selftests$ref_step:compare: $(grep -c '^    ok ' "$tap") ok, $(grep -c '^    not ok ' "$tap") not ok"
+	: > "$results/selftests-compare.console"
+	"$REPO/scripts/ktap.sh" "$results/selftests-compare.console" "$tap" > "$results/selftests-compare.verdict"
+fi
+
 # A host-side step as a KTAP file of one case, its output as comments,
 # judged like the guest plans.
 host_case() {	# name ktap-file verdict command...
@@ -171,7 +189,7 @@ host_case() {	# name ktap-file verdict command...
 # 6.1; matrix612:smoke ... and matrix-smoke-6.12.ktap ... for 6.12.
 # Each such kernel is also booted for i386 below.
 i386_kernels=()
-for b in $BASES; do
+for b in $SERIES_BASES; do
 	patched=$(base_fact "$b" BASE_PATCHED)
 	case " $kernels " in *" $patched "*) ;; *) continue ;; esac
 	i386_kernels+=("$patched")

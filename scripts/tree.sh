@@ -14,9 +14,47 @@
 # series there), it is left alone with a warning: run `make patches`.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+arch_inputs	# the source tarballs
 
 git_tree() { git -C "$TREE" "$@"; }
 src=$(source_tree)
+
+# pristine NAME: make src/NAME, the tree of the unpatched kernel NAME, as
+# the table of the base whose pristine kernel it is says: a worktree of
+# that base's tag base (stock), or its package extracted as it is, with
+# the tarball's dates (upstream, upstream73; nothing is applied to it).
+pristine() {
+	local name=$1 dir=$CACHE/src/$1 b tarball
+	for b in $BASES; do
+		if [ "$(base_fact "$b" BASE_PRISTINE)" = "$name" ]; then break; fi
+	done
+	base_facts "$b"
+	[ "$BASE_PRISTINE" = "$name" ] || die "no table of scripts/base/ has the pristine kernel $name"
+	case $BASE_PRISTINE_SRC in
+	worktree)
+		say "creating the $name worktree at tag base"
+		git -C "$CACHE/src/$BASE_TREE" worktree add -q --detach "$dir" base ;;
+	package)
+		tarball=$(base_tarball "$b")
+		[ -f "$tarball" ] || die "$tarball missing (scripts/deps.sh installs $BASE_PACKAGE)"
+		say "extracting $tarball into $dir (about a minute)"
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1
+		mv "$dir.tmp" "$dir" ;;
+	esac
+}
+
+# A base without a series (7.3): its pristine tree (a new directory, no
+# build reads it yet: its own lock, not the trees'), and the tree of the
+# series whose selftests its kernels boot (BASE_SELFTESTS).
+if [ -z "$BASE_PATCHES" ]; then
+	if [ ! -f "$src/Makefile" ]; then
+		lock "src-${src##*/}" x
+		[ -f "$src/Makefile" ] || (pristine "${src##*/}")
+	fi
+	exec env KERNEL="$(base_fact "$BASE_SELFTESTS" BASE_PATCHED)" "$0"
+fi
 
 extract() {
 	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing (apt-get install $SRC_PACKAGE)"
@@ -125,32 +163,6 @@ elif [ "$(series_hash)" != "$(cat "$APPLIED-series")" ]; then
 elif [ "$(git_tree rev-parse HEAD)" != "$(cat "$APPLIED-head")" ]; then
 	say "warning: $TREE has commits not in ${PATCHES#"$REPO/"}/ (building them; run make patches)"
 fi
-
-# pristine NAME: make src/NAME, the tree of the unpatched kernel NAME, as
-# the table of the base whose pristine kernel it is says: a worktree of
-# that base's tag base (stock), or its package extracted as it is, with
-# the tarball's dates (upstream; nothing is applied to it).
-pristine() {
-	local name=$1 dir=$CACHE/src/$1 b tarball
-	for b in $BASES; do
-		if [ "$(base_fact "$b" BASE_PRISTINE)" = "$name" ]; then break; fi
-	done
-	base_facts "$b"
-	[ "$BASE_PRISTINE" = "$name" ] || die "no table of scripts/base/ has the pristine kernel $name"
-	case $BASE_PRISTINE_SRC in
-	worktree)
-		say "creating the $name worktree at tag base"
-		git -C "$CACHE/src/$BASE_TREE" worktree add -q --detach "$dir" base ;;
-	package)
-		tarball=/usr/src/$BASE_PACKAGE.tar.xz
-		[ -f "$tarball" ] || die "$tarball missing (apt-get install $BASE_PACKAGE)"
-		say "extracting $tarball into $dir (about a minute)"
-		rm -rf "$dir.tmp"
-		mkdir -p "$dir.tmp"
-		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1
-		mv "$dir.tmp" "$dir" ;;
-	esac
-}
 
 # The kernel's own tree, when it is an unpatched one; a base's pristine
 # worktree is cheap and made with its tree, whichever kernel asked.

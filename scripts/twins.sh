@@ -21,7 +21,7 @@ shared=$REPO/selftests/pidfd
 allow=$REPO/selftests/twins.allow
 selftests=tools/testing/selftests/pidfd
 
-for b in $BASES; do
+for b in $SERIES_BASES; do
 	KERNEL=$(base_fact "$b" BASE_PATCHED) "$REPO/scripts/tree.sh" >&2 ||
 		die "the $b tree is not up to date"
 done
@@ -52,7 +52,7 @@ for f in "$shared"/*; do
 	name=${f#"$REPO/"}
 	path=$selftests/$(basename "$f")
 	status=ok
-	for b in $BASES; do
+	for b in $SERIES_BASES; do
 		if ! show "$b" "$path" | cmp -s - "$f"; then
 			{ show "$b" "$path" | diff --unchanged-line-format= \
 				--old-line-format="# $name:%dn: %L" \
@@ -70,15 +70,15 @@ done
 # 2. What the series change elsewhere: every line a series adds is in
 # every other tree too (a base may have it already: 6.12 has the scope
 # flags the 6.1 series adds).
-changed=$(for b in $BASES; do
+changed=$(for b in $SERIES_BASES; do
 	git -C "$(tree_of "$b")" diff --name-only base..HEAD -- \
 		"$selftests" include/uapi
 done | sort -u)
 for path in $changed; do
 	[ "${path%/*}" = "$selftests" ] && [ -e "$shared/${path##*/}" ] && continue
 	status=ok
-	for b in $BASES; do
-		for o in $BASES; do
+	for b in $SERIES_BASES; do
+		for o in $SERIES_BASES; do
 			[ "$o" = "$b" ] && continue
 			# First the other tree's file, then this series' diff.
 			awk -v path="$path" -v allow="$allow" -v o="$o" \

@@ -9,6 +9,9 @@
 # installs both.
 BASE_PACKAGE=linux-source-6.1
 BASE_CONFIG_PACKAGE=linux-config-6.1
+# Empty: packages of the machine's own release, installed with apt-get.
+# A suite (7.3.sh: trixie-backports): downloaded from it into the cache.
+BASE_SUITE=
 # The series in the repo, its tree in $PIDFD_CACHE/src (a git repo: tag
 # base is the package, branch series the series as commits) and what
 # scripts/tree.sh last applied there ($PIDFD_CACHE/src/applied-head,
@@ -37,6 +40,9 @@ BASE_PRISTINE_SRC=worktree
 # TREE): the upstream ABI that the 6.1 series claims is checked there.
 BASE_KERNELS="patched debug stock upstream"
 BASE_TEST=patched		# make test's kernels (x86_64), in this order
+# The base whose series' pidfd selftests this base's kernels boot; empty:
+# this base's own (a base without a series names one: 7.3.sh).
+BASE_SELFTESTS=
 # make system: system-patched, system-stock, booting Debian 12.
 BASE_SYSTEM="patched stock"
 BASE_RELEASE=bookworm
@@ -55,3 +61,5 @@ BASE_SYSTEM_KCONFIG="system.config"
 # pristine kernel's build of the same fragments (seed_build): no, stock
 # is built after patched if at all.
 BASE_SEED=no
+# Options of kconfig/ this base's kernel does not have, not required.
+BASE_KCONFIG_GONE=

@@ -6,6 +6,7 @@
 
 BASE_PACKAGE=linux-source-6.12
 BASE_CONFIG_PACKAGE=linux-config-6.12
+BASE_SUITE=
 BASE_PATCHES=patches-6.12
 BASE_TREE=linux-6.12
 BASE_APPLIED=applied-6.12
@@ -23,6 +24,7 @@ BASE_PRISTINE_SRC=package
 BASE_KERNELS="patched612 debug612"
 # upstream first: a cold patched612 build starts from its build.
 BASE_TEST="upstream patched612"
+BASE_SELFTESTS=
 BASE_SYSTEM="upstream patched612"
 BASE_RELEASE=trixie		# Debian 13, systemd 257
 BASE_RELEASE_NAME="Debian 13"
@@ -35,3 +37,4 @@ BASE_SYSTEM_KCONFIG="system.config system-6.12.config"
 # patched612 from upstream's build, system-patched612 from
 # system-upstream's: kbuild recompiles only what the series changed.
 BASE_SEED=yes
+BASE_KCONFIG_GONE=
