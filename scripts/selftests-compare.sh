@@ -10,7 +10,7 @@
 # reference ran (the newest base's pristine kernel, upstream73), every
 # case's verdict (pass, fail, skip) and the program's exit status must be
 # the reference's, but for the differences tests/selftests-compare.allow
-# excuses ("KERNEL-GLOB ENTRY CASE-GLOB reason": a known gap, its issue).
+# excuses ("KERNEL-GLOB|ENTRY|CASE-GLOB|reason": a known gap, its issue).
 # Cases are keyed by number and name, digits in names masked.
 # Prints KTAP, one case per kernel and entry; exit 1 on a difference.
 # SELFTESTS_COMPARE_DIR (default $CACHE/out) holds KERNEL/test.ktap.
@@ -31,7 +31,7 @@ records() {
 	/^# running / { entry = (index($3, prefix) == 1) ? $3 : ""; next }
 	/^(not )?ok [0-9]+ / { entry = ""; next }
 	entry == "" { next }
-	/^    # exit status [0-9]+$/ { printf "%s\texit status\t%s\n", entry, $5; next }
+	/^    # exit status [0-9]+$/ { printf "%s\texit status\t%s\n", entry, $4; next }
 	/^    # (not ok|ok) [0-9]+ / {
 		s = substr($0, 7)
 		v = (s ~ /^not ok/) ? "fail" : "pass"
@@ -52,8 +52,9 @@ of_entry() {
 # excused KERNEL ENTRY CASE: a line of the allow file covers it.
 excused() {
 	local k e c reason
-	while read -r k e c reason; do
+	while IFS='|' read -r k e c reason; do
 		case $k in ''|'#'*) continue ;; esac
+		[ -n "$reason" ] || die "${allow#"$REPO/"}: a line without its reason: $k|$e|$c"
 		# shellcheck disable=SC2053	# globs, on purpose
 		[[ $1 == $k && $2 == "$e" && $3 == $c ]] && return 0
 	done < "$allow"
@@ -61,7 +62,7 @@ excused() {
 }
 
 ref_records=$(records "$reference")
-[ -n "$ref_records" ] || die "no $prefix records of $reference in $dir/$reference/test.ktap"
+[ -n "$ref_records" ] || die "no $prefix records of $reference in ${dir#"$REPO/"}/$reference/test.ktap"
 entries=$(cut -f1 <<<"$ref_records" | sort -u)
 kernels=()
 for k; do [ "$k" = "$reference" ] || kernels+=("$k"); done

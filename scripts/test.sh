@@ -69,7 +69,9 @@ harness_step harness:interrupt "$REPO/scripts/test-interrupt.sh"
 # headers present in the others (scripts/twins.sh, selftests/twins.allow).
 harness_step series:twins "$REPO/scripts/twins.sh"
 # scripts/pidfs-compare.sh on recorded runs, each with its verdict.
-harness_step harness:pidfs-compare "$REPO/scripts/test-pidfs-compare.sh"
+harness_step harness:pidfs-compare "$REPO/scripts/test-compare.sh" pidfs-compare
+# scripts/selftests-compare.sh likewise.
+harness_step harness:selftests-compare "$REPO/scripts/test-compare.sh" selftests-compare
 # Every input a step reads from the cache is fetched by that step itself:
 # kernel.sh and guest.sh of each ARCH on an empty cache (issue 49).
 harness_step harness:cold-inputs "$REPO/scripts/test-cold-inputs.sh"

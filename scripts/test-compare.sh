@@ -1,18 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The pidfs comparison's own tests (make test's harness:pidfs-compare):
-#   scripts/test-pidfs-compare.sh [CASE...]      every case, or those named
-#   scripts/test-pidfs-compare.sh --update CASE  rewrite CASE's expected
-# A case is a directory tests/harness/pidfs-compare/CASE/ with a run's
+# The comparisons' own tests (make test's harness:pidfs-compare and
+# harness:selftests-compare), for NAME pidfs-compare or selftests-compare:
+#   scripts/test-compare.sh NAME [CASE...]      every case, or those named
+#   scripts/test-compare.sh NAME --update CASE  rewrite CASE's expected
+# A case is a directory tests/harness/NAME/CASE/ with a run's
 # KERNEL/test.ktap per kernel, "args" (the kernels, the reference
 # first), optionally "allow" (else an empty allow file), and "expected":
-# all of scripts/pidfs-compare.sh's stdout, then "exit status N". Prints
-# KTAP, a difference as comments (diff -u, expected first) before it.
+# all of scripts/NAME.sh's stdout, then "exit status N". Prints KTAP, a
+# difference as comments (diff -u, expected first) before it.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-dir=$REPO/tests/harness/pidfs-compare
+name=${1:?usage: scripts/test-compare.sh pidfs-compare|selftests-compare [--update] [CASE...]}
+shift
+dir=$REPO/tests/harness/$name
+[ -f "$REPO/scripts/$name.sh" ] && [ -d "$dir" ] || die "no comparison $name"
+# The script's settings: PIDFS_COMPARE_DIR, SELFTESTS_COMPARE_ALLOW ...
+env_prefix=$(tr a-z- A-Z_ <<<"$name")
 update=
 [ "${1:-}" = --update ] && { update=1; shift; }
 cases=("$@")
@@ -29,8 +35,8 @@ for c in "${cases[@]}"; do
 	read -r -a args < "$dir/$c/args"
 	allow=$dir/$c/allow
 	[ -f "$allow" ] || allow=/dev/null
-	verdict=$(ARCH=x86_64 PIDFS_COMPARE_DIR=$dir/$c PIDFS_COMPARE_ALLOW=$allow \
-		"$REPO/scripts/pidfs-compare.sh" "${args[@]}" 2>&1
+	verdict=$(env ARCH=x86_64 "${env_prefix}_DIR=$dir/$c" "${env_prefix}_ALLOW=$allow" \
+		"$REPO/scripts/$name.sh" "${args[@]}" 2>&1
 		echo "exit status $?")
 	[ -n "$update" ] && printf '%s\n' "$verdict" > "$dir/$c/expected"
 	if diff=$(diff -u --label expected --label "pidfs-compare.sh's verdict" \
