@@ -11,7 +11,9 @@
 # case's verdict (pass, fail, skip) and the program's exit status must be
 # the reference's, but for the differences tests/selftests-compare.allow
 # excuses ("KERNEL-GLOB|ENTRY|CASE-GLOB|reason": a known gap, its issue).
-# Cases are keyed by number and name, digits in names masked.
+# A case is its number in the program's plan (its name, which older
+# kselftest programs follow with the outcome, "... test: Passed", is
+# shown, not compared).
 # Prints KTAP, one case per kernel and entry; exit 1 on a difference.
 # SELFTESTS_COMPARE_DIR (default $CACHE/out) holds KERNEL/test.ktap.
 set -uo pipefail
@@ -24,29 +26,32 @@ prefix=selftests$(base_fact "$ref_base" BASE_STEP):
 dir=${SELFTESTS_COMPARE_DIR:-$CACHE/out}
 allow=${SELFTESTS_COMPARE_ALLOW:-$REPO/tests/selftests-compare.allow}
 
-# records KERNEL: "ENTRY<tab>CASE<tab>VERDICT" of each recorded case, and
-# "ENTRY<tab>exit status<tab>N".
+# records KERNEL: "ENTRY<tab>N<tab>VERDICT<tab>NAME" of each recorded
+# case, and "ENTRY<tab>exit<tab>STATUS<tab>exit status".
 records() {
 	awk -v prefix="$prefix" '
+	{ sub(/\r$/, "") }
 	/^# running / { entry = (index($3, prefix) == 1) ? $3 : ""; next }
 	/^(not )?ok [0-9]+ / { entry = ""; next }
 	entry == "" { next }
-	/^    # exit status [0-9]+$/ { printf "%s\texit status\t%s\n", entry, $4; next }
+	/^    # exit status [0-9]+$/ { printf "%s\texit\t%s\texit status\n", entry, $4; next }
 	/^    # (not ok|ok) [0-9]+ / {
 		s = substr($0, 7)
 		v = (s ~ /^not ok/) ? "fail" : "pass"
 		sub(/^(not ok|ok) /, "", s)
-		if (s ~ / # [Ss][Kk][Ii][Pp]/) v = "skip"
-		sub(/ # .*/, "", s)
 		n = s; sub(/ .*/, "", n)
-		name = substr(s, length(n) + 2); gsub(/[0-9]+/, "N", name)
-		printf "%s\t%s %s\t%s\n", entry, n, name, v
+		name = substr(s, length(n) + 2)
+		if (name ~ /# [Ss][Kk][Ii][Pp]/) v = "skip"
+		sub(/^# [Ss][Kk][Ii][Pp] /, "", name)	# ksft_test_result_skip()
+		sub(/ # .*/, "", name)
+		printf "%s\t%s\t%s\t%s\n", entry, n, v, name
 	}' "$dir/$1/test.ktap" 2>/dev/null | sort -u
 }
 
-# of_entry ENTRY: "CASE<tab>VERDICT" of ENTRY's records on stdin, sorted.
+# of_entry ENTRY: "N<tab>VERDICT<tab>NAME" of ENTRY's records on stdin,
+# sorted by N.
 of_entry() {
-	awk -F '\t' -v e="$1" '$1 == e { print $2 "\t" $3 }' | sort -t $'\t' -k1,1
+	awk -F '\t' -v e="$1" '$1 == e { print $2 "\t" $3 "\t" $4 }' | sort -t $'\t' -k1,1
 }
 
 # excused KERNEL ENTRY CASE: a line of the allow file covers it.
@@ -75,16 +80,16 @@ for k in "${kernels[@]}"; do
 	for e in $entries; do
 		n=$((n + 1))
 		bad=0 excuses=0
-		while IFS=$'\t' read -r c ref_v my_v; do
-			if excused "$k" "$e" "$c"; then
+		while IFS=$'\t' read -r c ref_v my_v name; do
+			if excused "$k" "$e" "$c $name"; then
 				excuses=$((excuses + 1))
 				continue
 			fi
-			echo "# $k $e: $c: $reference ${ref_v:-(none)}, $k ${my_v:-(none)}"
+			echo "# $k $e: $c $name: $reference $ref_v, $k $my_v"
 			bad=1
-		done < <(join -t $'\t' -a1 -a2 -e '' -o 0,1.2,2.2 \
+		done < <(join -t $'\t' -a1 -a2 -e '(none)' -o 0,1.2,2.2,1.3,2.3 \
 			<(of_entry "$e" <<<"$ref_records") <(of_entry "$e" <<<"$mine") |
-			awk -F '\t' '$2 != $3')
+			awk -F '\t' '$2 != $3 { print $1 "\t" $2 "\t" $3 "\t" ($4 != "(none)" ? $4 : $5) }')
 		note=
 		[ $excuses = 0 ] || note=" # $excuses difference(s) excused by ${allow#"$REPO/"}"
 		if [ $bad = 0 ]; then
