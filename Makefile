@@ -18,7 +18,7 @@
 PIDFD_CACHE ?= $(HOME)/.cache/pidfd-signal
 # make test and make system run their own list of kernels, every base's
 # (scripts/base/: BASE_TEST and BASE_SYSTEM): scripts/test.sh patched,
-# upstream and patched612 (ARCH=arm64: patched); scripts/system.sh
+# upstream, patched612 and upstream73 (ARCH=arm64: patched); scripts/system.sh
 # patched, stock, patched-trixie, stock-trixie (BASE_SYSTEM_ALSO: Debian
 # 13 on the 6.1 kernels), upstream and patched612. Naming KERNEL (make test
 # KERNEL=stock, make system KERNEL=patched612) passes that one to them.
@@ -38,7 +38,8 @@ X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=$(ARCH) has test
 help:
 	@echo "make run          build and boot the patched kernel: the PID-reuse demo, then a shell"
 	@echo "make test         the tool's and the harness's host tests; the guest plan (64- and 32-bit"
-	@echo "                  programs) on the patched 6.1 and 6.12 kernels and upstream 6.12; smoke of bench/stress/run;"
+	@echo "                  programs) on the patched 6.1 and 6.12 kernels, upstream 6.12 and upstream 7.3 (the"
+	@echo "                  reference; its own pidfd/coredump selftests on each kernel); smoke of bench/stress/run;"
 	@echo "                  matrix:smoke and checkpatch of both series, pfkill's .deb. Ends 'N passed, N failed'"
 	@echo "  KERNEL=k          one kernel: patched, patched612, upstream, stock, debug, patched-<matrix config>"
 	@echo "  ONLY=globs        only the plan entries and host steps that match, e.g."
