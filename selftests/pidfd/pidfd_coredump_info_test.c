@@ -345,7 +345,7 @@ static void dump_and_check(struct __test_metadata *_metadata,
 	 * series records the group's code always.
 	 */
 	if (how == CRASH_THREAD_SEGV && info.exit_code == WTERMSIG(status))
-		TH_LOG("exit_code %d: the leader's own, as 7.3 records it when the dumping thread is released first",
+		TH_LOG("exit_code %d: the leader's own (7.3: dumper released first)",
 		       info.exit_code);
 	else
 		EXPECT_EQ(info.exit_code, status);
