@@ -277,6 +277,40 @@ record_time() {
 	} > "$f.tmp" && mv "$f.tmp" "$f"
 }
 
+# recorded_cases DIR LABEL VERDICT [--update] [CASE...]: the host scripts'
+# own tests on recorded runs (test-ktap.sh, test-compare.sh): each case,
+# DIR/CASE (default: every one), holds in "expected" all that function
+# VERDICT DIR/CASE prints, then "exit status N"; --update rewrites it.
+# Prints KTAP, a difference as comments (diff -u, expected first, LABEL
+# the other side) before its line; fails when a case differs.
+recorded_cases() {
+	local dir=$1 label=$2 verdict_of=$3 update= c n=0 failed=0 verdict diff cases
+	shift 3
+	[ "${1:-}" = --update ] && { update=1; shift; }
+	cases=("$@")
+	if [ ${#cases[@]} = 0 ]; then
+		for c in "$dir"/*/; do cases+=("$(basename "$c")"); done
+	fi
+	echo "TAP version 13"
+	echo "1..${#cases[@]}"
+	for c in "${cases[@]}"; do
+		n=$((n + 1))
+		[ -d "$dir/$c" ] || { echo "not ok $n $c # no $dir/$c"; failed=$((failed + 1)); continue; }
+		verdict=$("$verdict_of" "$dir/$c" 2>&1
+			echo "exit status $?")
+		[ -n "$update" ] && printf '%s\n' "$verdict" > "$dir/$c/expected"
+		if diff=$(diff -u --label expected --label "$label" "$dir/$c/expected" - 2>&1 \
+				<<<"$verdict"); then
+			echo "ok $n $c"
+		else
+			sed 's/^/# /' <<<"$diff"
+			echo "not ok $n $c"
+			failed=$((failed + 1))
+		fi
+	done
+	[ $failed = 0 ]
+}
+
 # The last line of every KTAP file the harness writes (guest/init.c gets it
 # from scripts/guest.sh, system/plan.sh from scripts/system.sh); a file
 # without it is a run that did not finish.

@@ -19,33 +19,13 @@ dir=$REPO/tests/harness/$name
 [ -f "$REPO/scripts/$name.sh" ] && [ -d "$dir" ] || die "no comparison $name"
 # The script's settings: PIDFS_COMPARE_DIR, SELFTESTS_COMPARE_ALLOW ...
 env_prefix=$(tr a-z- A-Z_ <<<"$name")
-update=
-[ "${1:-}" = --update ] && { update=1; shift; }
-cases=("$@")
-if [ ${#cases[@]} = 0 ]; then
-	for d in "$dir"/*/; do cases+=("$(basename "$d")"); done
-fi
 
-echo "TAP version 13"
-echo "1..${#cases[@]}"
-n=0 failed=0
-for c in "${cases[@]}"; do
-	n=$((n + 1))
-	[ -d "$dir/$c" ] || { echo "not ok $n $c # no $dir/$c"; failed=$((failed + 1)); continue; }
-	read -r -a args < "$dir/$c/args"
-	allow=$dir/$c/allow
+# verdict CASE-DIR: scripts/NAME.sh on the case's runs and allow file.
+verdict() {
+	local args allow=$1/allow
+	read -r -a args < "$1/args"
 	[ -f "$allow" ] || allow=/dev/null
-	verdict=$(env ARCH=x86_64 "${env_prefix}_DIR=$dir/$c" "${env_prefix}_ALLOW=$allow" \
-		"$REPO/scripts/$name.sh" "${args[@]}" 2>&1
-		echo "exit status $?")
-	[ -n "$update" ] && printf '%s\n' "$verdict" > "$dir/$c/expected"
-	if diff=$(diff -u --label expected --label "pidfs-compare.sh's verdict" \
-			"$dir/$c/expected" - 2>&1 <<<"$verdict"); then
-		echo "ok $n $c"
-	else
-		sed 's/^/# /' <<<"$diff"
-		echo "not ok $n $c"
-		failed=$((failed + 1))
-	fi
-done
-exit $((failed != 0))
+	env ARCH=x86_64 "${env_prefix}_DIR=$1" "${env_prefix}_ALLOW=$allow" \
+		"$REPO/scripts/$name.sh" "${args[@]}"
+}
+recorded_cases "$dir" "$name.sh's verdict" verdict "$@"

@@ -18,33 +18,12 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
 judge=${KTAP_JUDGE:-$REPO/scripts/ktap.sh}
-dir=$REPO/tests/harness/ktap
-update=
-[ "${1:-}" = --update ] && { update=1; shift; }
-cases=("$@")
-if [ ${#cases[@]} = 0 ]; then
-	for d in "$dir"/*/; do cases+=("$(basename "$d")"); done
-fi
 
-echo "TAP version 13"
-echo "1..${#cases[@]}"
-n=0 failed=0
-for c in "${cases[@]}"; do
-	n=$((n + 1))
-	[ -d "$dir/$c" ] || { echo "not ok $n $c # no $dir/$c"; failed=$((failed + 1)); continue; }
-	args=(console ktap)
-	[ -f "$dir/$c/args" ] && read -r -a args < "$dir/$c/args"
+# verdict CASE-DIR: ktap.sh on the case's files, inside its directory.
+verdict() {
+	local args=(console ktap)
+	[ -f "$1/args" ] && read -r -a args < "$1/args"
 	# The default KTAP_LOG_LINES (20) is part of what the cases check.
-	verdict=$(cd "$dir/$c" && env -u KTAP_LOG_LINES "$judge" "${args[@]}" 2>&1
-		echo "exit status $?")
-	[ -n "$update" ] && printf '%s\n' "$verdict" > "$dir/$c/expected"
-	if diff=$(diff -u --label expected --label "ktap.sh's verdict" "$dir/$c/expected" - 2>&1 \
-			<<<"$verdict"); then
-		echo "ok $n $c"
-	else
-		sed 's/^/# /' <<<"$diff"
-		echo "not ok $n $c"
-		failed=$((failed + 1))
-	fi
-done
-exit $((failed != 0))
+	(cd "$1" && env -u KTAP_LOG_LINES "$judge" "${args[@]}")
+}
+recorded_cases "$REPO/tests/harness/ktap" "ktap.sh's verdict" verdict "$@"
