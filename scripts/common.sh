@@ -277,6 +277,16 @@ record_time() {
 	} > "$f.tmp" && mv "$f.tmp" "$f"
 }
 
+# not_installed PACKAGE...: those of the Debian packages that are not
+# installed, on one line.
+not_installed() {
+	local p
+	for p; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			echo "$p"
+	done | xargs
+}
+
 # recorded_cases DIR LABEL VERDICT [--update] [CASE...]: the host scripts'
 # own tests on recorded runs (test-ktap.sh, test-compare.sh): each case,
 # DIR/CASE (default: every one), holds in "expected" all that function

@@ -28,11 +28,7 @@ for b in $BASES; do
 	packages+=($(base_fact "$b" BASE_PACKAGE) $(base_fact "$b" BASE_CONFIG_PACKAGE))
 done
 packages+=("${ARCH_PACKAGES[@]}")
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing+=("$p")
-done
+read -r -a missing <<<"$(not_installed "${packages[@]}")"
 apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 if [ ${#missing[@]} != 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]} (run as root or install them)"

@@ -25,11 +25,7 @@ scripts="kernel.sh guest.sh"
 # missing_packages ARCH: the host packages ARCH's table asks for that
 # are not installed.
 missing_packages() {
-	local p
-	for p in $(ARCH=$1 bash -c '. "$0" && echo "${ARCH_PACKAGES[*]}"' "$REPO/scripts/common.sh"); do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-			echo "$p"
-	done | xargs
+	not_installed $(ARCH=$1 bash -c '. "$0" && echo "${ARCH_PACKAGES[*]}"' "$REPO/scripts/common.sh")
 }
 
 echo "TAP version 13"
@@ -43,11 +39,10 @@ for a in $arches; do
 			echo "ok $n $a:$s # SKIP not installed: $missing"
 			continue
 		fi
+		# (PIDFD_DEPS_<ARCH> names the cache it was fetched into: a
+		# scratch cache is never it.)
 		cache=$scratch/$a-${s%.sh}
-		# No PIDFD_DEPS_*: what this run's make test fetched is not this
-		# cache's.
-		if out=$(env $(env | sed -n 's/^\(PIDFD_DEPS_[^=]*\)=.*/-u \1/p') \
-				ARCH="$a" PIDFD_CACHE="$cache" KERNEL= \
+		if out=$(ARCH="$a" PIDFD_CACHE="$cache" KERNEL= \
 				"$REPO/scripts/$s" --inputs 2>&1); then
 			echo "ok $n $a:$s"
 		else
