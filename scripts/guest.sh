@@ -93,13 +93,20 @@ compile "$root/bin/demo" "$REPO/guest/demo.c"
 selftests_tree=$TREE
 [ -z "$BASE_SELFTESTS" ] || selftests_tree=$CACHE/src/$(base_fact "$BASE_SELFTESTS" BASE_TREE)
 selftests_dir=$selftests_tree/tools/testing/selftests/pidfd
+# selftest_files DIR OUTPUT VAR...: the file names the selftest Makefile
+# in DIR lists in its variables VAR (TEST_GEN_PROGS ...).
+selftest_files() {
+	local dir=$1 output=$2 v vars=
+	shift 2
+	for v; do vars+=" \$($v)"; done
+	make -s -C "$dir" -f Makefile -f - OUTPUT="$output" print-files \
+		<<<"print-files: ; @echo \$(notdir$vars)"
+}
 mkdir -p "$OUT/selftests-pidfd"
 make -s -C "$selftests_dir" OUTPUT="$OUT/selftests-pidfd" \
 	KHDR_INCLUDES="-isystem $headers" LDFLAGS=-static CC="$GUEST_CC" >&2 ||
 	die "cannot build $selftests_dir"
-selftests=$(make -s -C "$selftests_dir" \
-	-f Makefile -f - <<<'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs \
-	OUTPUT="$OUT/selftests-pidfd")
+selftests=$(selftest_files "$selftests_dir" "$OUT/selftests-pidfd" TEST_GEN_PROGS)
 # Copied anew on every run: a copy cut short is never kept.
 rm -f "$root"/tests/selftests/*
 for t in $selftests; do
@@ -144,15 +151,13 @@ build_reference_selftests() {
 			die "cannot build the $ref $d selftests"
 		rm -rf "$root/tests/selftests$ref_step/$d"
 		mkdir -p "$root/tests/selftests$ref_step/$d"
-		for t in $(make -s -C "$src/tools/testing/selftests/$d" -f Makefile -f - \
-				<<<'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs \
-				OUTPUT="$out/$d"); do
+		for t in $(selftest_files "$src/tools/testing/selftests/$d" "$out/$d" \
+				TEST_GEN_PROGS); do
 			ref_progs+=("$d:$t")
 		done
 		# The helpers and scripts the programs run from their directory.
-		for t in $(make -s -C "$src/tools/testing/selftests/$d" -f Makefile -f - \
-				<<<'print-all: ; @echo $(notdir $(TEST_GEN_PROGS) $(TEST_GEN_PROGS_EXTENDED)) $(TEST_FILES)' \
-				print-all OUTPUT="$out/$d"); do
+		for t in $(selftest_files "$src/tools/testing/selftests/$d" "$out/$d" \
+				TEST_GEN_PROGS TEST_GEN_PROGS_EXTENDED TEST_FILES); do
 			if [ -e "$out/$d/$t" ]; then
 				cp "$out/$d/$t" "$root/tests/selftests$ref_step/$d/"
 			else
