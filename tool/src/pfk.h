@@ -219,6 +219,15 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
 
+/*
+ * Only what existed when the walk began is matched: a process (or
+ * thread) whose start time is a later clock tick than pfk_scan_open()'s
+ * is not (see procmatch.c).  A caller that acts on a batch before the
+ * walk is done calls this first: it returns once that tick is over (at
+ * most a tick, 10 ms), so what its acts make be born is never matched.
+ */
+void pfk_scan_settle(const struct pfk_scan *scan);
+
 /* True once the walk has seen every candidate. */
 bool pfk_scan_done(const struct pfk_scan *scan);
 

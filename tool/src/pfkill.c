@@ -1423,9 +1423,11 @@ static int run(struct pfkill_ctl *ctl)
 		if (ctl->mode == MODE_LIST)
 			for (ssize_t i = 0; i < n; i++)
 				list_one(ctl, &procs[i]);
-		else if (ctl->mode == MODE_WAIT)
+		else if (!pfk_scan_done(scan))
+			pfk_scan_settle(scan);	/* the snapshot: see pfk.h */
+		if (ctl->mode == MODE_WAIT)
 			wait_batch(ctl, procs, n, pfk_scan_done(scan));
-		else
+		else if (ctl->mode == MODE_KILL)
 			kill_batch(ctl, procs, n);
 		pfk_scan_release(scan, procs, n);
 	}

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -33,6 +34,7 @@ struct pfk_scan {
 	size_t ancestor_hits;		/* matches dropped as our ancestors */
 	double uptime;			/* -O: /proc/uptime when the scan began */
 	long hz;
+	unsigned long long born_by;	/* the clock tick the scan began in */
 	struct pfk_proc best;		/* -n / -o: the best match so far */
 	bool have_best;
 	bool best_is_ancestor;
@@ -839,6 +841,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		return -1;
 	if (p->pid == scan->skip[0])
 		return 0;		/* never ourselves */
+	/* Born after the scan began (stat read: its state is set). */
+	if (p->state && p->starttime > scan->born_by)
+		return 0;
 
 	if (flt->ppid.n && !pfk_ids_has(&flt->ppid, ppid))
 		m = false;
@@ -1196,6 +1201,46 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 	}
 }
 
+/*
+ * The snapshot (issue 48).  A caller that signals batch by batch while
+ * the scan goes on would otherwise also match what is born meanwhile: a
+ * supervisor's replacements for the children it just killed, which it
+ * then kills, and so on.  procps is spared by signaling after one pass;
+ * we bound the scan by birth instead, with stat's start time, which the
+ * scan reads anyway: no system call more, on every kernel.
+ *
+ * The start time is the task's CLOCK_BOOTTIME at fork, in clock ticks
+ * (USER_HZ, rounded down; the kernel's nsec_to_clock_t() of
+ * start_boottime, moved by our time namespace as our own clock is), so
+ * born_by, the tick the scan began in, is on the same clock.  Whatever
+ * existed when the scan began was born in that tick or before: never
+ * left out.  What is born later in that same tick is not told apart; so
+ * pfk_scan_settle() lets that tick end before the caller acts on a
+ * first batch, and nothing born of its acts can be in it.  (A pidfs
+ * inode would order births exactly, but costs a pidfd and an fstat()
+ * per candidate, and only Linux 6.9 has one.)
+ */
+static unsigned long long boot_tick(long hz)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return ~0ULL;		/* no bound rather than a wrong one */
+	return (unsigned long long)ts.tv_sec * hz +
+	       (unsigned long long)ts.tv_nsec / (1000000000 / hz);
+}
+
+void pfk_scan_settle(const struct pfk_scan *scan)
+{
+	struct timespec ts;
+
+	while (scan->born_by != ~0ULL && boot_tick(scan->hz) <= scan->born_by) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = 1000000000 / scan->hz / 4;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Our own pid and the chain of parents above it, as seen in proc_fd. */
 static int collect_skip(struct pfk_scan *scan)
 {
@@ -1250,6 +1295,10 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt)
 		return NULL;
 	scan->flt = flt;
 	scan->task_procfd = -1;
+	scan->hz = sysconf(_SC_CLK_TCK);
+	if (scan->hz <= 0)
+		scan->hz = 100;
+	scan->born_by = boot_tick(scan->hz);
 	if (flt->older) {
 		char up[128];
 		int ufd = openat(flt->proc_fd, "uptime", O_RDONLY | O_CLOEXEC);
@@ -1259,9 +1308,6 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt)
 			close(ufd);
 		up[n > 0 ? n : 0] = '\0';
 		scan->uptime = strtod(up, NULL);
-		scan->hz = sysconf(_SC_CLK_TCK);
-		if (scan->hz <= 0)
-			scan->hz = 100;
 	}
 	fd = openat(flt->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

@@ -63,6 +63,7 @@ static const struct {
 	{ "e2e_batches", t_e2e_batches },
 	{ "e2e_complete_inherited_fds", t_e2e_complete_inherited },
 	{ "e2e_complete_low_limits", t_e2e_complete_low_limits },
+	{ "e2e_snapshot_respawn", t_e2e_snapshot_respawn },
 	{ "e2e_old_kernel_degrades", t_e2e_old_kernel },
 	{ "e2e_help_version", t_e2e_help_version },
 	{ "e2e_newer_procps", t_e2e_newer_procps },

@@ -205,6 +205,7 @@ int t_e2e_identity_reuse_one_tick(void);
 int t_e2e_batches(void);
 int t_e2e_complete_inherited(void);
 int t_e2e_complete_low_limits(void);
+int t_e2e_snapshot_respawn(void);
 
 /* differential.c */
 int t_differential(void);
