@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -980,6 +981,78 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	return open_max > 0 ? (size_t)open_max : 1;
 }
 
+/*
+ * Standard output that could not be written is an error, as procps's
+ * close_stdout() makes it there: each print notes the first write error
+ * (its errno, which the stream forgets) and the end says it.
+ */
+static int out_errno;
+static bool out_closed;
+
+static void out_check(void)
+{
+	if (!out_errno && ferror(stdout))
+		out_errno = errno ? errno : EIO;
+}
+
+static void out_flush(void)
+{
+	if (fflush(stdout) != 0 && !out_errno)
+		out_errno = errno;
+	out_check();
+}
+
+/*
+ * Close stdout: true, having said "write error: <why>", when something
+ * could not be written (a full disk, a closed descriptor); a reader that
+ * went away (EPIPE) is no error, as there.
+ */
+static bool out_close(void)
+{
+	bool pending = __fpending(stdout) != 0, failed = ferror(stdout);
+	int e = out_errno;
+
+	out_closed = true;
+	errno = 0;
+	if (fclose(stdout) != 0 && (failed || pending || errno != EBADF)) {
+		failed = true;
+		e = errno;
+	}
+	if (!failed || e == EPIPE)
+		return false;
+	errno = e;
+	if (e)
+		warn("write error");
+	else
+		warnx("write error");
+	return true;
+}
+
+/* What exit() leaves to us (--help, --version, a fatal error): exit 1. */
+static void out_close_at_exit(void)
+{
+	if (!out_closed && out_close())
+		_exit(EXIT_NOMATCH);
+}
+
+/*
+ * A standard descriptor closed by the caller would be the next one we
+ * open (/proc, a process's directory): hold each with /dev/null, stdout
+ * read-only so that writing to it fails (EBADF) and is reported.
+ */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+		if (n != fd)
+			exit(EXIT_FATAL);	/* cannot even say so */
+	}
+}
+
 static void json_string(const char *s)
 {
 	putchar('"');
@@ -1044,6 +1117,7 @@ static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	if (p->has_status)
 		json_status(p->exit_status);
 	puts("}");
+	out_check();
 }
 
 /* -Q: procps 4.0.5's shell quoting; controls are '?' (never a new line). */
@@ -1127,6 +1201,7 @@ static void print_count(struct pfkill_ctl *ctl)
 	else
 		printf("%zu\n", ctl->matched);
 	ctl->count_printed = true;
+	out_check();
 }
 
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
@@ -1149,6 +1224,7 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		putchar(' ');
 		put_text(ctl, p);
 	}
+	out_check();
 }
 
 /* As pkill: a process that is gone is no error, others are warned about. */
@@ -1160,6 +1236,7 @@ static void report_signal(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		if (ctl->echo && !ctl->json) {
 			put_text(ctl, p);
 			printf(" killed (pid %d)\n", (int)p->pid);
+			out_check();
 		}
 		break;
 	case PFK_GONE:
@@ -1246,7 +1323,7 @@ static void escalate(struct pfkill_ctl *ctl, struct pfk_proc *p)
 	else
 		printf(" escalated to signal %d (pid %d)\n", ctl->then_sig,
 		       (int)p->pid);
-	fflush(stdout);
+	out_flush();
 }
 
 /*
@@ -1274,6 +1351,7 @@ static void echo_status(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		printf("%s (pid %d)\n", WCOREDUMP(st) ? ", core dumped" : "",
 		       (int)p->pid);
 	}
+	out_check();
 }
 
 static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
@@ -1311,7 +1389,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 					&ctl->feat);
 	for (size_t i = 0; i < n; i++)
 		report_signal(ctl, &procs[i]);
-	fflush(stdout);
+	out_flush();
 	/* -m: as procps 4.0.6, each killed process's memory, now. */
 	for (size_t i = 0; ctl->mrelease && i < n; i++) {
 		if (procs[i].result != PFK_SIGNALED ||
@@ -1376,7 +1454,7 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		put_text(ctl, &procs[i]);
 		printf(" (pid %d)\n", (int)procs[i].pid);
 	}
-	fflush(stdout);
+	out_flush();
 	pfk_wait(procs, n, t, PFK_SCOPE_PROCESS, &ctl->feat);
 	for (size_t i = 0; i < n; i++) {
 		if (procs[i].result == PFK_EXITED) {
@@ -1442,8 +1520,7 @@ static int run(struct pfkill_ctl *ctl)
 		putchar('\n');
 	if (ctl->count && !ctl->count_printed && !ctl->quiet)
 		print_count(ctl);
-	if (fflush(stdout) != 0)
-		err(EXIT_FATAL, "write error");
+	out_flush();
 	if (!ctl->matched && !ctl->filter.full && long_name_pattern(ctl->pattern))
 		warnx("pattern that searches for process name longer than 15 "
 		      "characters will result in zero matches\nTry `%s -f' "
@@ -1482,6 +1559,8 @@ int main(int argc, char **argv)
 	};
 	int proc_fd, ret;
 
+	hold_std_fds();
+	atexit(out_close_at_exit);
 	setlocale(LC_ALL, "");
 	ctl.mode = mode_of(program_invocation_short_name);
 
@@ -1497,5 +1576,8 @@ int main(int argc, char **argv)
 	ret = run(&ctl);
 	pfk_filter_free(&ctl.filter);
 	close(proc_fd);
+	/* A write error is exit 1, as procps's, unless the run was fatal. */
+	if (out_close() && ret != EXIT_FATAL)
+		ret = EXIT_NOMATCH;
 	return ret;
 }

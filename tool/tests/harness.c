@@ -66,6 +66,7 @@ static const struct {
 	{ "e2e_snapshot_respawn", t_e2e_snapshot_respawn },
 	{ "e2e_old_kernel_degrades", t_e2e_old_kernel },
 	{ "e2e_help_version", t_e2e_help_version },
+	{ "e2e_write_errors", t_e2e_write_errors },
 	{ "e2e_newer_procps", t_e2e_newer_procps },
 	{ "e2e_identity", t_e2e_identity },
 	{ "e2e_identity_inode", t_e2e_identity_inode },

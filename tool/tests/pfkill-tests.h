@@ -111,6 +111,7 @@ struct run {
 
 extern bool emulate_old_kernel;
 extern int run_stdin;
+extern int run_stdout;
 extern long run_hard_nofile;
 int old_kernel_filter(void);
 
@@ -182,6 +183,7 @@ int t_e2e_pfgrep_symlink(void);
 int t_e2e_echo_count(void);
 int t_e2e_json(void);
 int t_e2e_help_version(void);
+int t_e2e_write_errors(void);
 
 /* e2e-cli.c */
 int t_e2e_bad_input(void);

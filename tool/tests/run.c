@@ -8,6 +8,7 @@
 
 bool emulate_old_kernel;		/* run pfkill under old_kernel_filter */
 int run_stdin = -1;		/* >= 0: pfkill's stdin */
+int run_stdout = -1;		/* >= 0: its stdout, uncaptured; -2: closed */
 long run_hard_nofile;		/* > 0: run_prog()'s hard fd limit */
 
 static void slurp(int fd, char *buf, size_t size)
@@ -122,6 +123,10 @@ int run_prog(struct run *r, const char *prog, long nofile,
 	if (pid == 0) {
 		dup2(out, 1);
 		dup2(errfd, 2);
+		if (run_stdout >= 0)
+			dup2(run_stdout, 1);
+		else if (run_stdout == -2)
+			close(1);
 		if (nofile > 0) {
 			struct rlimit rl = { nofile, run_hard_nofile > 0 ?
 					     run_hard_nofile : nofile };
