@@ -237,8 +237,7 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 " -l, --list-name           list PID and process name\n"
 " -a, --list-full           list PID and full command line\n"
 " -v, --inverse             negates the matching\n"
-" -w, --lightweight         list all TID\n"
-"     --quiet               print nothing, the exit status tells\n", out);
+" -w, --lightweight         list all TID\n", out);
 	else if (ctl->mode == MODE_WAIT)
 		fputs(
 " -e, --echo                display PIDs before waiting\n", out);
@@ -284,6 +283,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "                           Available namespaces: cgroup, ipc, mnt, net,\n"
 "                           pid, time, user, uts\n"
 " --env <name=val,...>      match on environment variable\n"
+"     --quiet               list no PIDs (-c, -e still print): the exit\n"
+"                           status tells\n"
 "\n"
 "Race-free extensions:\n"
 "     --list                only list, like pfgrep\n"
@@ -582,6 +583,12 @@ static void read_pidfile(struct pfkill_ctl *ctl)
 	if (why)
 		errx(EXIT_NOMATCH, "pidfile not valid: %s is %s (a pid file "
 		     "is a regular file or a pipe)", ctl->pidfile, why);
+	/* As procps 4.0.7 says these two (the lock, without its errno). */
+	if (fd < 0)
+		err(EXIT_NOMATCH, "Unable to open pidfile");
+	if (ctl->lock && !pidfile_locked(fd))
+		errx(EXIT_NOMATCH, "Locking check for pidfile failed: not "
+		     "locked");
 	if (fd >= 0 && (!ctl->lock || pidfile_locked(fd))) {
 		if (std_in || S_ISFIFO(st.st_mode))
 			n = read_pipe_line(fd, buf, sizeof(buf));
@@ -777,8 +784,15 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if (ctl->quiet && ctl->mode != MODE_LIST)
-		bad_usage("--quiet is for listing (pfgrep)");
+	/*
+	 * procps 4.0.7: --quiet in every mode; it silences only a listing's
+	 * pids (-c and -e still print), and a listing's -a or -l refuse it.
+	 */
+	if (ctl->quiet && (ctl->list_full || ctl->list_name))
+		errx(EXIT_USAGE, "Cannot use --quiet and %s options together\n"
+		     "Try `%s --help' for more information.", ctl->list_full ?
+		     "-a,--list-full" : "-l,--list-name",
+		     program_invocation_short_name);
 	/* A pidfd (and its inode) is a process's, not one thread's. */
 	if (ctl->identity_ino && (f->threads || ctl->scope == PFK_SCOPE_THREAD))
 		bad_usage("--format pid:inode names processes, not threads "
@@ -808,11 +822,9 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		bad_usage("--then and --scope are for pfkill, not for waiting");
 	if (ctl->scope == PFK_SCOPE_PGROUP && f->threads)
 		bad_usage("--scope pgroup and -w exclude each other");
-	if (ctl->require_handler) {
-		if (ctl->sig == 0)
-			bad_usage("-H needs a signal other than 0");
-		f->handler_sig = ctl->sig;
-	}
+	/* -H with signal 0: no process has a handler for it (as 4.0.7). */
+	if (ctl->require_handler)
+		f->handler_sig = ctl->sig ? ctl->sig : PFK_NO_HANDLER;
 	if (ctl->scope == PFK_SCOPE_THREAD)
 		f->threads = true;
 	else if (f->threads && ctl->mode != MODE_LIST)
@@ -837,7 +849,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	 * --json.  -Q quotes for a shell: JSON has its own quoting.
 	 */
 	f->keep_cmdline = ctl->list_full && (ctl->mode == MODE_LIST ?
-			  !ctl->count && !ctl->quiet : ctl->echo || ctl->json);
+			  !ctl->count : ctl->echo || ctl->json);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote && !ctl->json;
 	/*
 	 * -f, -c and -a need nothing of a matching process but its command
@@ -1152,19 +1164,18 @@ static void put_quoted(const char *t, size_t len)
 	free(tok);
 }
 
-/* argv split as procps's vector: at NULs and newlines. */
+/* argv split as procps 4.0.7's vector: at NULs and newlines. */
 static void put_quoted_argv(const struct pfk_proc *p)
 {
 	const char *s = p->x->cmdline, *end = s + p->x->argv_len;
 	bool first = true;
 
-	while (end > s && end[-1] == '\0')
+	/* The last NUL ends the last argument: empty ones before it stay. */
+	if (end > s && end[-1] == '\0')
 		end--;
+	/* No argument at all (a zombie, a kernel thread): "-", as 4.0.7. */
 	if (s == end) {
-		char br[80];
-
-		snprintf(br, sizeof(br), "[%s]", pfk_proc_name(p));
-		put_quoted(br, strlen(br));
+		putchar('-');
 		return;
 	}
 	while (s < end) {
@@ -1472,12 +1483,12 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 }
 
 /*
- * procps warns when a name pattern cannot match a 15-byte comm; 4.0.2
- * for every pattern that long (later versions spare ones with | or [).
+ * procps warns when a name pattern cannot match a 15-byte comm: 4.0.7
+ * (since 4.0.3) for one longer than that with no '|' or '[' in it.
  */
 static bool long_name_pattern(const char *p)
 {
-	return p && strlen(p) > 15;
+	return p && strlen(p) > 15 && !strpbrk(p, "|[");
 }
 
 static int run(struct pfkill_ctl *ctl)
@@ -1518,7 +1529,7 @@ static int run(struct pfkill_ctl *ctl)
 
 	if (ctl->printed)
 		putchar('\n');
-	if (ctl->count && !ctl->count_printed && !ctl->quiet)
+	if (ctl->count && !ctl->count_printed)
 		print_count(ctl);
 	out_flush();
 	if (!ctl->matched && !ctl->filter.full && long_name_pattern(ctl->pattern))

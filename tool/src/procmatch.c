@@ -193,48 +193,55 @@ int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT])
 	return found ? 0 : -1;
 }
 
-/* procps 4.0.2's idea of a UTF-8 sequence: its length by lead byte. */
-static int u8len(unsigned char c)
-{
-	if (c <= 0x7f)
-		return 1;
-	if (c < 0xc2)
-		return -1;
-	if (c <= 0xdf)
-		return 2;
-	if (c <= 0xef)
-		return 3;
-	return c <= 0xf4 ? 4 : -1;
-}
-
 static bool ctl_char(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
 }
 
 /*
- * procps 4.0.2's fallback, used outside a UTF-8 locale and, inside one,
- * from the first broken sequence on: a fixed byte table, not isprint().
- * C0 controls and DEL show as '.', every byte from 0x80 up as '?' (in
- * any locale: the table knows no 8-bit charset); the rest is kept.
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong form, no surrogate, nothing past U+10FFFF), at most len
+ * bytes; 0 if there is none.  *cp: the code point.
  */
-static void esc_all(unsigned char *s, size_t len)
+static int u8seq(const unsigned char *s, size_t len, unsigned int *cp)
 {
-	for (size_t i = 0; i < len; i++) {
-		if (ctl_char(s[i]))
-			s[i] = '.';
-		else if (s[i] >= 0x80)
-			s[i] = '?';
+	unsigned int c = s[0], min;
+	int n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
 	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	if ((size_t)n > len)
+		return 0;
+	for (int k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[k] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
 }
 
 /*
- * As procps 4.0.2 in a UTF-8 locale: a sequence is skipped by the length
- * its lead byte promises, without looking at what follows, and a control
- * character becomes '?'.  Where the skip would hide a control character
- * (an escape sequence for the terminal) we treat the sequence as broken:
- * a deliberate difference.  A broken sequence hands the rest of the
- * string to esc_all(), so after one, controls show as '.'.
+ * procps 4.0.7's output escaping (library/escape.c), by the codeset of
+ * LC_CTYPE.  In UTF-8 a well-formed sequence is kept unless it is a
+ * control character (C0, DEL, C1), and every byte of a control or of
+ * what is not well-formed becomes '?', the next byte read afresh.  In
+ * every other locale every control and every byte from 0x80 up is '?'
+ * (the table knows no 8-bit charset).  (4.0.2 made controls '.' there,
+ * skipped a sequence by its lead byte unchecked, and gave up on UTF-8
+ * at the first broken one.)  In place, same length.
  */
 void pfk_escape(char *str, size_t len)
 {
@@ -248,31 +255,23 @@ void pfk_escape(char *str, size_t len)
 	 */
 	while (i < len && (unsigned char)(s[i] - 0x20) < 0x5f)
 		i++;
-	if (i == len)
-		return;
-	s += i;
-	len -= i;
 	if (!utf8) {
 		const char *cs = nl_langinfo(CODESET);
 
 		utf8 = cs && strcasecmp(cs, "UTF-8") == 0 ? 1 : -1;
 	}
-	if (utf8 < 0) {
-		esc_all(s, len);
-		return;
-	}
-	for (i = 0; i < len; ) {
-		int n = u8len(s[i]);
-		bool broken = n < 0 || i + n > len;
+	while (i < len) {
+		unsigned int cp;
+		int n = utf8 > 0 ? u8seq(s + i, len - i, &cp) : 0;
 
-		for (int k = 1; !broken && k < n; k++)
-			broken = ctl_char(s[i + k]);
-		if (broken) {
-			esc_all(s + i, len - i);
-			return;
+		if (n == 0) {
+			if (ctl_char(s[i]) || s[i] >= 0x80)
+				s[i] = '?';
+			i++;
+			continue;
 		}
-		if (ctl_char(s[i]))
-			s[i] = '?';
+		if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+			memset(s + i, '?', n);
 		i += n;
 	}
 }
@@ -900,8 +899,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			m = false;
 		cgt = strstr(status, "\nSigCgt:");
 		if (m && flt->handler_sig &&
-		    (!cgt || !(strtoull(cgt + 8, NULL, 16) &
-			       (1ULL << (flt->handler_sig - 1)))))
+		    (!cgt || flt->handler_sig > 64 ||
+		     !(strtoull(cgt + 8, NULL, 16) &
+		       (1ULL << (flt->handler_sig - 1)))))
 			m = false;
 	}
 	if (m && flt->ns_given && !ns_match(flt, dirfd))

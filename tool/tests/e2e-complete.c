@@ -118,9 +118,9 @@ static int procps_count(const char *name, const char *ppid, long nofile)
 			 NULL };
 	struct run rp;
 
-	if (access("/usr/bin/pgrep", X_OK) != 0)
+	if (!procps_version())
 		return -1;
-	run_prog(&rp, "/usr/bin/pgrep", nofile, argv);
+	run_procps(&rp, nofile, argv);
 	return rp.status == 0 ? atoi(rp.out) : -1;
 }
 

@@ -107,8 +107,9 @@ int t_e2e_json(void)
 	CHECK(strcmp(r.out, "{\"count\":1}\n") == 0);
 	CHECK(pfgrep(&r, "--json", "--quiet", "-x", name, NULL) == 0);
 	CHECK(!r.out[0]);
+	/* procps 4.0.7: --quiet -c prints the count. */
 	CHECK(pfgrep(&r, "--json", "-c", "--quiet", "-x", name, NULL) == 0);
-	CHECK(!r.out[0]);
+	CHECK(strcmp(r.out, "{\"count\":1}\n") == 0);
 	CHECK(pfgrep(&r, "--json", "-a", "-x", name, NULL) == 0);
 	snprintf(want, sizeof(want), "{\"pid\":%d,\"name\":\"%s\",\"result\":"
 		 "\"matched\",\"cmdline\":\"pfkill-tests --helper %s ", h, name,

@@ -128,6 +128,13 @@ void show_last_run(void);
 int run_prog(struct run *r, const char *prog, long nofile,
 	     char *const argv[]);
 int vrun(struct run *r, long nofile, const char *argv0, va_list ap);
+/* procps's pgrep as argv[0] (pgrep, pkill, pidwait) says: 127 if none. */
+int run_procps(struct run *r, long nofile, char *const argv[]);
+/* The version of that procps ("4.0.7"), or NULL when there is none. */
+const char *procps_version(void);
+/* The procps release the differential tests compare with (issue 48). */
+#define PROCPS_REFERENCE "4.0.7"
+
 int pfkill(struct run *r, ...);
 int pfgrep(struct run *r, ...);
 int pfkill_nofile(struct run *r, long nofile, ...);
