@@ -290,9 +290,10 @@ int t_e2e_complete_low_limits(void)
  * dying of the first TERM, and a replacement forked for each child that
  * dies, up to respawns of them (a storm, bounded so that a tool that
  * chases the replacements still ends).  Its pid, once every first child
- * has its name.
+ * has its name.  *forks (shared) counts the children it has forked.
  */
-static pid_t spawn_supervisor(const char *name, int n, int respawns)
+static pid_t spawn_supervisor(const char *name, int n, int respawns,
+			      volatile int *forks)
 {
 	int ready[2], named[2];
 	pid_t sup;
@@ -323,6 +324,8 @@ static pid_t spawn_supervisor(const char *name, int n, int respawns)
 		child = fork();
 		if (child < 0)
 			_exit(96);
+		if (child > 0)
+			__atomic_add_fetch(forks, 1, __ATOMIC_SEQ_CST);
 		if (child == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			prctl(PR_SET_NAME, name);
@@ -375,21 +378,29 @@ static int kill_children_once(const char *name, pid_t sup, int n,
 static int respawn_box(void)
 {
 	int n = crowd_size(), ret;
+	volatile int *forks = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char name[16];
 	pid_t sup;
 
+	CHECK(forks != MAP_FAILED);
 	unique_name(name, "rs");
-	sup = spawn_supervisor(name, n, 4 * n);
+	sup = spawn_supervisor(name, n, 4 * n, forks);
 	CHECK(sup > 0);
 	ret = kill_children_once(name, sup, n, "-e");
-	/* Its replacements all there (named) before the next round. */
+	/*
+	 * Before the next round the storm is over: every child killed
+	 * replaced (a child born while a scan runs may be matched, as
+	 * under procps) and each replacement named.
+	 */
 	for (int i = 0; ret == PASS && i < 1000; i++) {
 		char sup_s[16];
 		struct run r;
 
 		run_as(&r, 0, "pfgrep", "-c", "-x", name, "-P",
 		       itoa_buf(sup_s, sup), NULL);
-		if (atoi(r.out) == n)
+		if (__atomic_load_n(forks, __ATOMIC_SEQ_CST) >= 2 * n &&
+		    atoi(r.out) == n)
 			break;
 		usleep(10000);
 	}
