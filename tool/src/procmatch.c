@@ -745,14 +745,24 @@ static int env_match(struct pfk_scan *scan, int dirfd)
 	return false;
 }
 
+/*
+ * Only the namespaces --nslist names (six by default, not eight): each
+ * is a path lookup and a stat, most of what --ns costs per process.  The
+ * first that differs decides.
+ */
 static bool ns_match(const struct pfk_filter *flt, int dirfd)
 {
-	unsigned long long ino[PFK_NS_COUNT];
+	for (int i = 0; i < PFK_NS_COUNT; i++) {
+		char path[16];
+		struct stat st;
 
-	pfk_read_ns(dirfd, ino);
-	for (int i = 0; i < PFK_NS_COUNT; i++)
-		if ((flt->ns_mask & (1u << i)) && ino[i] != flt->ns_ref[i])
+		if (!(flt->ns_mask & (1u << i)))
+			continue;
+		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
+		if ((fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0) !=
+		    flt->ns_ref[i])
 			return false;
+	}
 	return true;
 }
 
