@@ -111,5 +111,8 @@ for b in $BASES; do
 	[ -z "$suite" ] || suite_packages "$suite" $(base_fact "$b" BASE_PACKAGE) \
 		$(base_fact "$b" BASE_CONFIG_PACKAGE)
 done
+# procps 4.0.7 of forky and what it runs on: the reference of the tool's
+# differential tests (tool:host; tool/Makefile's PROCPS_REF).
+suite_packages forky procps libproc2-1 libc6 libsystemd0 libncursesw6 libtinfo6
 
 arch_deps

@@ -100,6 +100,7 @@ struct pfk_filter {
 	unsigned long long ns_ref[PFK_NS_COUNT];
 	struct pfk_strs cgroup, env;	/* --cgroup, --env */
 	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */
+#define PFK_NO_HANDLER 65		/* -H with signal 0: nothing matches */
 };
 
 enum pfk_result {
@@ -219,6 +220,15 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
 
+/*
+ * Only what existed when the walk began is matched: a process (or
+ * thread) whose start time is a later clock tick than pfk_scan_open()'s
+ * is not (see procmatch.c).  A caller that acts on a batch before the
+ * walk is done calls this first: it returns once that tick is over (at
+ * most a tick, 10 ms), so what its acts make be born is never matched.
+ */
+void pfk_scan_settle(const struct pfk_scan *scan);
+
 /* True once the walk has seen every candidate. */
 bool pfk_scan_done(const struct pfk_scan *scan);
 
@@ -242,10 +252,11 @@ static inline bool pfk_resource_error(int e)
 size_t pfk_scan_unexamined(const struct pfk_scan *scan, int *err);
 
 /*
- * procps 4.0.2's output escaping (library/escape.c), by the codeset of
- * LC_CTYPE: in UTF-8 controls and DEL become '?' up to the first broken
- * sequence; from there, and in every other locale, controls and DEL
- * become '.' and bytes from 0x80 up '?'.  In place, same length.
+ * procps 4.0.7's output escaping (library/escape.c), by the codeset of
+ * LC_CTYPE: in UTF-8 every byte of a control character (C0, DEL, C1) or
+ * of a sequence that is not well-formed becomes '?', the rest is kept;
+ * in every other locale controls, DEL and bytes from 0x80 up become '?'.
+ * In place, same length.
  */
 void pfk_escape(char *s, size_t len);
 

@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -236,8 +237,7 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 " -l, --list-name           list PID and process name\n"
 " -a, --list-full           list PID and full command line\n"
 " -v, --inverse             negates the matching\n"
-" -w, --lightweight         list all TID\n"
-"     --quiet               print nothing, the exit status tells\n", out);
+" -w, --lightweight         list all TID\n", out);
 	else if (ctl->mode == MODE_WAIT)
 		fputs(
 " -e, --echo                display PIDs before waiting\n", out);
@@ -283,6 +283,8 @@ static void __attribute__((noreturn)) usage(const struct pfkill_ctl *ctl,
 "                           Available namespaces: cgroup, ipc, mnt, net,\n"
 "                           pid, time, user, uts\n"
 " --env <name=val,...>      match on environment variable\n"
+"     --quiet               list no PIDs (-c, -e still print): the exit\n"
+"                           status tells\n"
 "\n"
 "Race-free extensions:\n"
 "     --list                only list, like pfgrep\n"
@@ -581,6 +583,12 @@ static void read_pidfile(struct pfkill_ctl *ctl)
 	if (why)
 		errx(EXIT_NOMATCH, "pidfile not valid: %s is %s (a pid file "
 		     "is a regular file or a pipe)", ctl->pidfile, why);
+	/* As procps 4.0.7 says these two (the lock, without its errno). */
+	if (fd < 0)
+		err(EXIT_NOMATCH, "Unable to open pidfile");
+	if (ctl->lock && !pidfile_locked(fd))
+		errx(EXIT_NOMATCH, "Locking check for pidfile failed: not "
+		     "locked");
 	if (fd >= 0 && (!ctl->lock || pidfile_locked(fd))) {
 		if (std_in || S_ISFIFO(st.st_mode))
 			n = read_pipe_line(fd, buf, sizeof(buf));
@@ -776,8 +784,15 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 
 	if (ctl->has_then && !ctl->has_timeout)
 		bad_usage("--then needs --timeout");
-	if (ctl->quiet && ctl->mode != MODE_LIST)
-		bad_usage("--quiet is for listing (pfgrep)");
+	/*
+	 * procps 4.0.7: --quiet in every mode; it silences only a listing's
+	 * pids (-c and -e still print), and a listing's -a or -l refuse it.
+	 */
+	if (ctl->quiet && (ctl->list_full || ctl->list_name))
+		errx(EXIT_USAGE, "Cannot use --quiet and %s options together\n"
+		     "Try `%s --help' for more information.", ctl->list_full ?
+		     "-a,--list-full" : "-l,--list-name",
+		     program_invocation_short_name);
 	/* A pidfd (and its inode) is a process's, not one thread's. */
 	if (ctl->identity_ino && (f->threads || ctl->scope == PFK_SCOPE_THREAD))
 		bad_usage("--format pid:inode names processes, not threads "
@@ -807,11 +822,9 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 		bad_usage("--then and --scope are for pfkill, not for waiting");
 	if (ctl->scope == PFK_SCOPE_PGROUP && f->threads)
 		bad_usage("--scope pgroup and -w exclude each other");
-	if (ctl->require_handler) {
-		if (ctl->sig == 0)
-			bad_usage("-H needs a signal other than 0");
-		f->handler_sig = ctl->sig;
-	}
+	/* -H with signal 0: no process has a handler for it (as 4.0.7). */
+	if (ctl->require_handler)
+		f->handler_sig = ctl->sig ? ctl->sig : PFK_NO_HANDLER;
 	if (ctl->scope == PFK_SCOPE_THREAD)
 		f->threads = true;
 	else if (f->threads && ctl->mode != MODE_LIST)
@@ -836,7 +849,7 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	 * --json.  -Q quotes for a shell: JSON has its own quoting.
 	 */
 	f->keep_cmdline = ctl->list_full && (ctl->mode == MODE_LIST ?
-			  !ctl->count && !ctl->quiet : ctl->echo || ctl->json);
+			  !ctl->count : ctl->echo || ctl->json);
 	f->keep_argv = f->keep_cmdline && ctl->shell_quote && !ctl->json;
 	/*
 	 * -f, -c and -a need nothing of a matching process but its command
@@ -980,6 +993,78 @@ static size_t batch_size(const struct pfkill_ctl *ctl)
 	return open_max > 0 ? (size_t)open_max : 1;
 }
 
+/*
+ * Standard output that could not be written is an error, as procps's
+ * close_stdout() makes it there: each print notes the first write error
+ * (its errno, which the stream forgets) and the end says it.
+ */
+static int out_errno;
+static bool out_closed;
+
+static void out_check(void)
+{
+	if (!out_errno && ferror(stdout))
+		out_errno = errno ? errno : EIO;
+}
+
+static void out_flush(void)
+{
+	if (fflush(stdout) != 0 && !out_errno)
+		out_errno = errno;
+	out_check();
+}
+
+/*
+ * Close stdout: true, having said "write error: <why>", when something
+ * could not be written (a full disk, a closed descriptor); a reader that
+ * went away (EPIPE) is no error, as there.
+ */
+static bool out_close(void)
+{
+	bool pending = __fpending(stdout) != 0, failed = ferror(stdout);
+	int e = out_errno;
+
+	out_closed = true;
+	errno = 0;
+	if (fclose(stdout) != 0 && (failed || pending || errno != EBADF)) {
+		failed = true;
+		e = errno;
+	}
+	if (!failed || e == EPIPE)
+		return false;
+	errno = e;
+	if (e)
+		warn("write error");
+	else
+		warnx("write error");
+	return true;
+}
+
+/* What exit() leaves to us (--help, --version, a fatal error): exit 1. */
+static void out_close_at_exit(void)
+{
+	if (!out_closed && out_close())
+		_exit(EXIT_NOMATCH);
+}
+
+/*
+ * A standard descriptor closed by the caller would be the next one we
+ * open (/proc, a process's directory): hold each with /dev/null, stdout
+ * read-only so that writing to it fails (EBADF) and is reported.
+ */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+		if (n != fd)
+			exit(EXIT_FATAL);	/* cannot even say so */
+	}
+}
+
 static void json_string(const char *s)
 {
 	putchar('"');
@@ -1044,6 +1129,7 @@ static void print_json(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 	if (p->has_status)
 		json_status(p->exit_status);
 	puts("}");
+	out_check();
 }
 
 /* -Q: procps 4.0.5's shell quoting; controls are '?' (never a new line). */
@@ -1078,19 +1164,18 @@ static void put_quoted(const char *t, size_t len)
 	free(tok);
 }
 
-/* argv split as procps's vector: at NULs and newlines. */
+/* argv split as procps 4.0.7's vector: at NULs and newlines. */
 static void put_quoted_argv(const struct pfk_proc *p)
 {
 	const char *s = p->x->cmdline, *end = s + p->x->argv_len;
 	bool first = true;
 
-	while (end > s && end[-1] == '\0')
+	/* The last NUL ends the last argument: empty ones before it stay. */
+	if (end > s && end[-1] == '\0')
 		end--;
+	/* No argument at all (a zombie, a kernel thread): "-", as 4.0.7. */
 	if (s == end) {
-		char br[80];
-
-		snprintf(br, sizeof(br), "[%s]", pfk_proc_name(p));
-		put_quoted(br, strlen(br));
+		putchar('-');
 		return;
 	}
 	while (s < end) {
@@ -1127,6 +1212,7 @@ static void print_count(struct pfkill_ctl *ctl)
 	else
 		printf("%zu\n", ctl->matched);
 	ctl->count_printed = true;
+	out_check();
 }
 
 static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
@@ -1149,6 +1235,7 @@ static void list_one(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		putchar(' ');
 		put_text(ctl, p);
 	}
+	out_check();
 }
 
 /* As pkill: a process that is gone is no error, others are warned about. */
@@ -1160,6 +1247,7 @@ static void report_signal(struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		if (ctl->echo && !ctl->json) {
 			put_text(ctl, p);
 			printf(" killed (pid %d)\n", (int)p->pid);
+			out_check();
 		}
 		break;
 	case PFK_GONE:
@@ -1246,7 +1334,7 @@ static void escalate(struct pfkill_ctl *ctl, struct pfk_proc *p)
 	else
 		printf(" escalated to signal %d (pid %d)\n", ctl->then_sig,
 		       (int)p->pid);
-	fflush(stdout);
+	out_flush();
 }
 
 /*
@@ -1274,6 +1362,7 @@ static void echo_status(const struct pfkill_ctl *ctl, const struct pfk_proc *p)
 		printf("%s (pid %d)\n", WCOREDUMP(st) ? ", core dumped" : "",
 		       (int)p->pid);
 	}
+	out_check();
 }
 
 static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
@@ -1311,7 +1400,7 @@ static void kill_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 					&ctl->feat);
 	for (size_t i = 0; i < n; i++)
 		report_signal(ctl, &procs[i]);
-	fflush(stdout);
+	out_flush();
 	/* -m: as procps 4.0.6, each killed process's memory, now. */
 	for (size_t i = 0; ctl->mrelease && i < n; i++) {
 		if (procs[i].result != PFK_SIGNALED ||
@@ -1376,7 +1465,7 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 		put_text(ctl, &procs[i]);
 		printf(" (pid %d)\n", (int)procs[i].pid);
 	}
-	fflush(stdout);
+	out_flush();
 	pfk_wait(procs, n, t, PFK_SCOPE_PROCESS, &ctl->feat);
 	for (size_t i = 0; i < n; i++) {
 		if (procs[i].result == PFK_EXITED) {
@@ -1394,12 +1483,12 @@ static void wait_batch(struct pfkill_ctl *ctl, struct pfk_proc *procs,
 }
 
 /*
- * procps warns when a name pattern cannot match a 15-byte comm; 4.0.2
- * for every pattern that long (later versions spare ones with | or [).
+ * procps warns when a name pattern cannot match a 15-byte comm: 4.0.7
+ * (since 4.0.3) for one longer than that with no '|' or '[' in it.
  */
 static bool long_name_pattern(const char *p)
 {
-	return p && strlen(p) > 15;
+	return p && strlen(p) > 15 && !strpbrk(p, "|[");
 }
 
 static int run(struct pfkill_ctl *ctl)
@@ -1423,9 +1512,11 @@ static int run(struct pfkill_ctl *ctl)
 		if (ctl->mode == MODE_LIST)
 			for (ssize_t i = 0; i < n; i++)
 				list_one(ctl, &procs[i]);
-		else if (ctl->mode == MODE_WAIT)
+		else if (!pfk_scan_done(scan))
+			pfk_scan_settle(scan);	/* the snapshot: see pfk.h */
+		if (ctl->mode == MODE_WAIT)
 			wait_batch(ctl, procs, n, pfk_scan_done(scan));
-		else
+		else if (ctl->mode == MODE_KILL)
 			kill_batch(ctl, procs, n);
 		pfk_scan_release(scan, procs, n);
 	}
@@ -1438,10 +1529,9 @@ static int run(struct pfkill_ctl *ctl)
 
 	if (ctl->printed)
 		putchar('\n');
-	if (ctl->count && !ctl->count_printed && !ctl->quiet)
+	if (ctl->count && !ctl->count_printed)
 		print_count(ctl);
-	if (fflush(stdout) != 0)
-		err(EXIT_FATAL, "write error");
+	out_flush();
 	if (!ctl->matched && !ctl->filter.full && long_name_pattern(ctl->pattern))
 		warnx("pattern that searches for process name longer than 15 "
 		      "characters will result in zero matches\nTry `%s -f' "
@@ -1480,6 +1570,8 @@ int main(int argc, char **argv)
 	};
 	int proc_fd, ret;
 
+	hold_std_fds();
+	atexit(out_close_at_exit);
 	setlocale(LC_ALL, "");
 	ctl.mode = mode_of(program_invocation_short_name);
 
@@ -1495,5 +1587,8 @@ int main(int argc, char **argv)
 	ret = run(&ctl);
 	pfk_filter_free(&ctl.filter);
 	close(proc_fd);
+	/* A write error is exit 1, as procps's, unless the run was fatal. */
+	if (out_close() && ret != EXIT_FATAL)
+		ret = EXIT_NOMATCH;
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pfk.h"
@@ -33,6 +34,7 @@ struct pfk_scan {
 	size_t ancestor_hits;		/* matches dropped as our ancestors */
 	double uptime;			/* -O: /proc/uptime when the scan began */
 	long hz;
+	unsigned long long born_by;	/* the clock tick the scan began in */
 	struct pfk_proc best;		/* -n / -o: the best match so far */
 	bool have_best;
 	bool best_is_ancestor;
@@ -191,48 +193,55 @@ int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT])
 	return found ? 0 : -1;
 }
 
-/* procps 4.0.2's idea of a UTF-8 sequence: its length by lead byte. */
-static int u8len(unsigned char c)
-{
-	if (c <= 0x7f)
-		return 1;
-	if (c < 0xc2)
-		return -1;
-	if (c <= 0xdf)
-		return 2;
-	if (c <= 0xef)
-		return 3;
-	return c <= 0xf4 ? 4 : -1;
-}
-
 static bool ctl_char(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
 }
 
 /*
- * procps 4.0.2's fallback, used outside a UTF-8 locale and, inside one,
- * from the first broken sequence on: a fixed byte table, not isprint().
- * C0 controls and DEL show as '.', every byte from 0x80 up as '?' (in
- * any locale: the table knows no 8-bit charset); the rest is kept.
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong form, no surrogate, nothing past U+10FFFF), at most len
+ * bytes; 0 if there is none.  *cp: the code point.
  */
-static void esc_all(unsigned char *s, size_t len)
+static int u8seq(const unsigned char *s, size_t len, unsigned int *cp)
 {
-	for (size_t i = 0; i < len; i++) {
-		if (ctl_char(s[i]))
-			s[i] = '.';
-		else if (s[i] >= 0x80)
-			s[i] = '?';
+	unsigned int c = s[0], min;
+	int n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
 	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	if ((size_t)n > len)
+		return 0;
+	for (int k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[k] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
 }
 
 /*
- * As procps 4.0.2 in a UTF-8 locale: a sequence is skipped by the length
- * its lead byte promises, without looking at what follows, and a control
- * character becomes '?'.  Where the skip would hide a control character
- * (an escape sequence for the terminal) we treat the sequence as broken:
- * a deliberate difference.  A broken sequence hands the rest of the
- * string to esc_all(), so after one, controls show as '.'.
+ * procps 4.0.7's output escaping (library/escape.c), by the codeset of
+ * LC_CTYPE.  In UTF-8 a well-formed sequence is kept unless it is a
+ * control character (C0, DEL, C1), and every byte of a control or of
+ * what is not well-formed becomes '?', the next byte read afresh.  In
+ * every other locale every control and every byte from 0x80 up is '?'
+ * (the table knows no 8-bit charset).  (4.0.2 made controls '.' there,
+ * skipped a sequence by its lead byte unchecked, and gave up on UTF-8
+ * at the first broken one.)  In place, same length.
  */
 void pfk_escape(char *str, size_t len)
 {
@@ -246,31 +255,23 @@ void pfk_escape(char *str, size_t len)
 	 */
 	while (i < len && (unsigned char)(s[i] - 0x20) < 0x5f)
 		i++;
-	if (i == len)
-		return;
-	s += i;
-	len -= i;
 	if (!utf8) {
 		const char *cs = nl_langinfo(CODESET);
 
 		utf8 = cs && strcasecmp(cs, "UTF-8") == 0 ? 1 : -1;
 	}
-	if (utf8 < 0) {
-		esc_all(s, len);
-		return;
-	}
-	for (i = 0; i < len; ) {
-		int n = u8len(s[i]);
-		bool broken = n < 0 || i + n > len;
+	while (i < len) {
+		unsigned int cp;
+		int n = utf8 > 0 ? u8seq(s + i, len - i, &cp) : 0;
 
-		for (int k = 1; !broken && k < n; k++)
-			broken = ctl_char(s[i + k]);
-		if (broken) {
-			esc_all(s + i, len - i);
-			return;
+		if (n == 0) {
+			if (ctl_char(s[i]) || s[i] >= 0x80)
+				s[i] = '?';
+			i++;
+			continue;
 		}
-		if (ctl_char(s[i]))
-			s[i] = '?';
+		if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+			memset(s + i, '?', n);
 		i += n;
 	}
 }
@@ -744,14 +745,24 @@ static int env_match(struct pfk_scan *scan, int dirfd)
 	return false;
 }
 
+/*
+ * Only the namespaces --nslist names (six by default, not eight): each
+ * is a path lookup and a stat, most of what --ns costs per process.  The
+ * first that differs decides.
+ */
 static bool ns_match(const struct pfk_filter *flt, int dirfd)
 {
-	unsigned long long ino[PFK_NS_COUNT];
+	for (int i = 0; i < PFK_NS_COUNT; i++) {
+		char path[16];
+		struct stat st;
 
-	pfk_read_ns(dirfd, ino);
-	for (int i = 0; i < PFK_NS_COUNT; i++)
-		if ((flt->ns_mask & (1u << i)) && ino[i] != flt->ns_ref[i])
+		if (!(flt->ns_mask & (1u << i)))
+			continue;
+		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
+		if ((fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0) !=
+		    flt->ns_ref[i])
 			return false;
+	}
 	return true;
 }
 
@@ -839,6 +850,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		return -1;
 	if (p->pid == scan->skip[0])
 		return 0;		/* never ourselves */
+	/* Born after the scan began (stat read: its state is set). */
+	if (p->state && p->starttime > scan->born_by)
+		return 0;
 
 	if (flt->ppid.n && !pfk_ids_has(&flt->ppid, ppid))
 		m = false;
@@ -895,8 +909,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			m = false;
 		cgt = strstr(status, "\nSigCgt:");
 		if (m && flt->handler_sig &&
-		    (!cgt || !(strtoull(cgt + 8, NULL, 16) &
-			       (1ULL << (flt->handler_sig - 1)))))
+		    (!cgt || flt->handler_sig > 64 ||
+		     !(strtoull(cgt + 8, NULL, 16) &
+		       (1ULL << (flt->handler_sig - 1)))))
 			m = false;
 	}
 	if (m && flt->ns_given && !ns_match(flt, dirfd))
@@ -1196,6 +1211,46 @@ static int next_dir(struct pfk_scan *scan, pid_t *pid, pid_t *tgid,
 	}
 }
 
+/*
+ * The snapshot (issue 48).  A caller that signals batch by batch while
+ * the scan goes on would otherwise also match what is born meanwhile: a
+ * supervisor's replacements for the children it just killed, which it
+ * then kills, and so on.  procps is spared by signaling after one pass;
+ * we bound the scan by birth instead, with stat's start time, which the
+ * scan reads anyway: no system call more, on every kernel.
+ *
+ * The start time is the task's CLOCK_BOOTTIME at fork, in clock ticks
+ * (USER_HZ, rounded down; the kernel's nsec_to_clock_t() of
+ * start_boottime, moved by our time namespace as our own clock is), so
+ * born_by, the tick the scan began in, is on the same clock.  Whatever
+ * existed when the scan began was born in that tick or before: never
+ * left out.  What is born later in that same tick is not told apart; so
+ * pfk_scan_settle() lets that tick end before the caller acts on a
+ * first batch, and nothing born of its acts can be in it.  (A pidfs
+ * inode would order births exactly, but costs a pidfd and an fstat()
+ * per candidate, and only Linux 6.9 has one.)
+ */
+static unsigned long long boot_tick(long hz)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return ~0ULL;		/* no bound rather than a wrong one */
+	return (unsigned long long)ts.tv_sec * hz +
+	       (unsigned long long)ts.tv_nsec / (1000000000 / hz);
+}
+
+void pfk_scan_settle(const struct pfk_scan *scan)
+{
+	struct timespec ts;
+
+	while (scan->born_by != ~0ULL && boot_tick(scan->hz) <= scan->born_by) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = 1000000000 / scan->hz / 4;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Our own pid and the chain of parents above it, as seen in proc_fd. */
 static int collect_skip(struct pfk_scan *scan)
 {
@@ -1250,6 +1305,10 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt)
 		return NULL;
 	scan->flt = flt;
 	scan->task_procfd = -1;
+	scan->hz = sysconf(_SC_CLK_TCK);
+	if (scan->hz <= 0)
+		scan->hz = 100;
+	scan->born_by = boot_tick(scan->hz);
 	if (flt->older) {
 		char up[128];
 		int ufd = openat(flt->proc_fd, "uptime", O_RDONLY | O_CLOEXEC);
@@ -1259,9 +1318,6 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt)
 			close(ufd);
 		up[n > 0 ? n : 0] = '\0';
 		scan->uptime = strtod(up, NULL);
-		scan->hz = sysconf(_SC_CLK_TCK);
-		if (scan->hz <= 0)
-			scan->hz = 100;
 	}
 	fd = openat(flt->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

@@ -222,11 +222,11 @@ static int negate_list_in_ns(void)
 	CHECK(!lists_pid(r.out, ha) && lists_pid(r.out, hb));
 	CHECK(lists_pid(r.out, getpid()));	/* pgrep lists ancestors */
 	/* "--in", the abbreviation, as procps reads it (--inverse) */
-	if (access("/usr/bin/pgrep", X_OK) == 0) {
+	if (procps_version()) {
 		static struct run rp;
 		char *argv[] = { "pgrep", "--in", "-x", a, NULL };
 
-		run_prog(&rp, "/usr/bin/pgrep", 0, argv);
+		run_procps(&rp, 0, argv);
 		argv[0] = "pfgrep";
 		run_prog(&r, pfkill_path, 0, argv);
 		CHECK(rp.status == 0 && r.status == 0);

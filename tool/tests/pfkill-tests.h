@@ -111,6 +111,7 @@ struct run {
 
 extern bool emulate_old_kernel;
 extern int run_stdin;
+extern int run_stdout;
 extern long run_hard_nofile;
 int old_kernel_filter(void);
 
@@ -127,6 +128,13 @@ void show_last_run(void);
 int run_prog(struct run *r, const char *prog, long nofile,
 	     char *const argv[]);
 int vrun(struct run *r, long nofile, const char *argv0, va_list ap);
+/* procps's pgrep as argv[0] (pgrep, pkill, pidwait) says: 127 if none. */
+int run_procps(struct run *r, long nofile, char *const argv[]);
+/* The version of that procps ("4.0.7"), or NULL when there is none. */
+const char *procps_version(void);
+/* The procps release the differential tests compare with (issue 48). */
+#define PROCPS_REFERENCE "4.0.7"
+
 int pfkill(struct run *r, ...);
 int pfgrep(struct run *r, ...);
 int pfkill_nofile(struct run *r, long nofile, ...);
@@ -182,6 +190,7 @@ int t_e2e_pfgrep_symlink(void);
 int t_e2e_echo_count(void);
 int t_e2e_json(void);
 int t_e2e_help_version(void);
+int t_e2e_write_errors(void);
 
 /* e2e-cli.c */
 int t_e2e_bad_input(void);
@@ -205,6 +214,7 @@ int t_e2e_identity_reuse_one_tick(void);
 int t_e2e_batches(void);
 int t_e2e_complete_inherited(void);
 int t_e2e_complete_low_limits(void);
+int t_e2e_snapshot_respawn(void);
 
 /* differential.c */
 int t_differential(void);

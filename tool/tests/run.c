@@ -8,6 +8,7 @@
 
 bool emulate_old_kernel;		/* run pfkill under old_kernel_filter */
 int run_stdin = -1;		/* >= 0: pfkill's stdin */
+int run_stdout = -1;		/* >= 0: its stdout, uncaptured; -2: closed */
 long run_hard_nofile;		/* > 0: run_prog()'s hard fd limit */
 
 static void slurp(int fd, char *buf, size_t size)
@@ -122,6 +123,10 @@ int run_prog(struct run *r, const char *prog, long nofile,
 	if (pid == 0) {
 		dup2(out, 1);
 		dup2(errfd, 2);
+		if (run_stdout >= 0)
+			dup2(run_stdout, 1);
+		else if (run_stdout == -2)
+			close(1);
 		if (nofile > 0) {
 			struct rlimit rl = { nofile, run_hard_nofile > 0 ?
 					     run_hard_nofile : nofile };
@@ -141,6 +146,91 @@ int run_prog(struct run *r, const char *prog, long nofile,
 	slurp(errfd, r->err, sizeof(r->err));
 	remember_run(r, argv);
 	return r->status;
+}
+
+/*
+ * procps, the reference (issue 48: 4.0.7, Debian forky's).  PFKILL_PROCPS
+ * names the root its packages were unpacked into (procps, libproc2-1,
+ * libc6, libsystemd0 ...: scripts/deps.sh puts them in
+ * $PIDFD_CACHE/debian/forky, tool/Makefile passes that): its pgrep runs
+ * under its own dynamic loader and libraries, the machine's untouched,
+ * argv[0] (pgrep, pkill, pidwait) choosing the mode as ever.  Without it,
+ * the machine's /usr/bin/pgrep.
+ */
+static char procps_root[PATH_MAX];
+static char procps_exe[PATH_MAX + 32], procps_ld[PATH_MAX + 64];
+static char procps_libs[2 * PATH_MAX + 64];
+
+static bool procps_setup(void)
+{
+	const char *root = getenv("PFKILL_PROCPS");
+
+	if (procps_exe[0])
+		return true;
+	if (root && *root) {
+		snprintf(procps_root, sizeof(procps_root), "%s", root);
+		snprintf(procps_exe, sizeof(procps_exe), "%s/usr/bin/pgrep",
+			 procps_root);
+		snprintf(procps_ld, sizeof(procps_ld),
+			 "%s/usr/lib64/ld-linux-x86-64.so.2", procps_root);
+		snprintf(procps_libs, sizeof(procps_libs),
+			 "%s/usr/lib/x86_64-linux-gnu:%s/lib/x86_64-linux-gnu",
+			 procps_root, procps_root);
+		if (access(procps_exe, X_OK) || access(procps_ld, X_OK)) {
+			procps_exe[0] = '\0';
+			return false;
+		}
+		return true;
+	}
+	snprintf(procps_exe, sizeof(procps_exe), "/usr/bin/pgrep");
+	if (access(procps_exe, X_OK) == 0)
+		return true;
+	procps_exe[0] = '\0';
+	return false;
+}
+
+int run_procps(struct run *r, long nofile, char *const argv[])
+{
+	char *av[64];
+	int n = 0;
+
+	if (!procps_setup()) {
+		r->status = 127;
+		r->out[0] = r->err[0] = '\0';
+		return 127;
+	}
+	if (!procps_root[0])
+		return run_prog(r, procps_exe, nofile, argv);
+	av[n++] = procps_ld;
+	av[n++] = "--library-path";
+	av[n++] = procps_libs;
+	av[n++] = "--argv0";
+	av[n++] = argv[0];
+	av[n++] = procps_exe;
+	for (int i = 1; argv[i] && n < 63; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	return run_prog(r, procps_ld, nofile, av);
+}
+
+/*
+ * The reference's version ("4.0.7"), or NULL when there is none: from
+ * pgrep -V, "pgrep from procps-ng 4.0.7".
+ */
+const char *procps_version(void)
+{
+	static char version[32];
+	char *argv[] = { "pgrep", "-V", NULL };
+	struct run *r = malloc(sizeof(*r));
+	const char *v;
+
+	if (version[0] || !r)
+		return version[0] ? version : NULL;
+	if (run_procps(r, 0, argv) == 0 && (v = strstr(r->out, "procps-ng ")))
+		snprintf(version, sizeof(version), "%.*s",
+			 (int)strcspn(v + 10, "\n "), v + 10);
+	free(r);
+	return version[0] ? version : NULL;
 }
 
 #define MAXARGS 32
