@@ -6,10 +6,10 @@
 #
 #   scripts/smoke.sh plan   the guest half: lines for /plans/test
 #                           (scripts/guest.sh adds them). Every bench/*.c
-#                           with one short round per pair, two stress
+#                           with one short round per pair, three stress
 #                           scenarios for a few seconds (the PID-reuse
 #                           race; the fuzzers, trinity and stress-ng
-#                           counted), the demo:
+#                           counted; the coredump socket's), the demo:
 #                           smoke:bench:<prog>, smoke:stress:<prog>,
 #                           smoke:run:demo.
 #   scripts/smoke.sh        the host half, after the test boot: writes
@@ -29,9 +29,10 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-SMOKE_STRESS=(s1_recycle s4_fuzz)
+SMOKE_STRESS=(s1_recycle s4_fuzz s5_coredump)
 bench_env="PIDFD_BENCH_ROUNDS=2 PIDFD_BENCH_ROUND_MS=10 PIDFD_BENCH_PGROUP_MAX=10 PIDFD_BENCH_TOOLS=20"
 stress_env="PIDFD_STRESS_STORM_SECONDS=4 PIDFD_STRESS_ATTEMPTS=500 PIDFD_STRESS_FUZZ_SECONDS=10"
+stress_env+=" PIDFD_STRESS_COREDUMP_SECONDS=6"
 # trinity needs seconds to start under TCG: a small budget it may finish late.
 stress_env+=" PIDFD_STRESS_TRINITY_SYSCALLS=5000 PIDFD_STRESS_TRINITY_GRACE=60"
 stress_env+=" PIDFD_STRESS_STRESSNG_CLONE=0"
