@@ -12,7 +12,7 @@
  * - an ack gets the mark its size, flags and spare field call for, and
  *   then exactly what it chose: the core (KERNEL), nothing but a dumped
  *   status (USERSPACE), nothing (REJECT, or any refused ack), a task that
- *   waits for the server's close (WAIT);
+ *   waits for the server's close (WAIT, but for REJECT);
  * - the server's peer is the crashing process: SO_PEERCRED names it, and
  *   its SO_PEERPIDFD reports the dump while it runs and after the reap;
  * - no server, a server gone early or one that never acks costs the dump,
@@ -383,7 +383,9 @@ static const char *one_request(int listen_fd, __u32 size, __u64 mask,
 	bool dump = want == COREDUMP_MARK_REQACK && (mask & COREDUMP_KERNEL);
 	bool dumped = want == COREDUMP_MARK_REQACK &&
 		      (mask & (COREDUMP_KERNEL | COREDUMP_USERSPACE));
-	bool waits = want == COREDUMP_MARK_REQACK && (mask & COREDUMP_WAIT);
+	/* REJECT ends the dump before any wait, WAIT or not. */
+	bool waits = want == COREDUMP_MARK_REQACK && (mask & COREDUMP_WAIT) &&
+		     !(mask & COREDUMP_REJECT);
 	char buf[32] = { 0 }, magic[4] = { 0 };
 	struct coredump_req req;
 	struct coredump_ack ack = { .size = size, .spare = spare, .mask = mask };
