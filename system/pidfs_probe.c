@@ -8,7 +8,9 @@
  *                           magic (fstatfs f_type, hex), ino (fstat st_ino),
  *                           uts_ioctl (PIDFD_GET_UTS_NAMESPACE: "ino N" of
  *                           the namespace fd it gives, or "err ERRNAME"),
- *                           proc_uts (st_ino of /proc/PID/ns/uts)
+ *                           proc_uts (st_ino of /proc/PID/ns/uts),
+ *                           supported (PIDFD_GET_INFO's supported_mask,
+ *                           hex; 0 without it)
  *   pidfs_probe hold PID    opens a pidfd of PID, prints "fd N" and
  *                           "ino N", then waits until it is killed: a
  *                           process holding a pidfd, for lsfd to list
@@ -52,6 +54,12 @@ static int open_pidfd(const char *arg)
 static int facts(const char *pid)
 {
 	int fd = open_pidfd(pid), nsfd;
+	/*
+	 * PIDFD_GET_INFO (upstream 6.13) for PIDFD_INFO_SUPPORTED_MASK (0x20,
+	 * 6.17): 7.1's 88-byte struct pidfd_info, supported_mask its last
+	 * field; spelled out for the headers of kernels without it.
+	 */
+	unsigned long long info[11] = { 0x20 };
 	struct statfs sfs;
 	struct stat st;
 	char path[64];
@@ -76,6 +84,11 @@ static int facts(const char *pid)
 		printf("proc_uts %llu\n", (unsigned long long)st.st_ino);
 	else
 		printf("proc_uts err %s\n", strerrorname_np(errno));
+	if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, 0xFF, 11, sizeof(info)), info) == 0 &&
+	    (info[0] & 0x20))
+		printf("supported 0x%llx\n", info[10]);
+	else
+		printf("supported 0\n");
 	return 0;
 }
 
