@@ -52,7 +52,7 @@ BASE_RELEASE_NAME="Debian 12"
 # <kernel>-<release>: patched-trixie and stock-trixie, Debian 13's
 # userspace (systemd 257, util-linux 2.41) on 6.1, as a Debian 12 host
 # runs newer containers (issue 32: the programs that look for pidfs).
-BASE_SYSTEM_ALSO=trixie
+BASE_SYSTEM_ALSO="trixie forky"
 
 # kconfig/ fragments after guest.config and the architecture's.
 BASE_DEBUG_KCONFIG="debug.config"

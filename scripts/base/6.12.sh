@@ -28,7 +28,7 @@ BASE_SELFTESTS=
 BASE_SYSTEM="upstream patched612"
 BASE_RELEASE=trixie		# Debian 13, systemd 257
 BASE_RELEASE_NAME="Debian 13"
-BASE_SYSTEM_ALSO=
+BASE_SYSTEM_ALSO=forky
 
 # debug-6.12.config: what 6.12 names differently; system-6.12.config:
 # what Debian 13's systemd 257 needs.

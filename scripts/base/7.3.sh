@@ -31,13 +31,16 @@ BASE_TEST="upstream73"
 # series': 6.12's kselftest harness, which takes -r/-t): the shared
 # texts of selftests/pidfd/ run here as on the patched kernels.
 BASE_SELFTESTS=6.12
-BASE_SYSTEM=
-BASE_RELEASE=trixie
-BASE_RELEASE_NAME="Debian 13"
+# make system: system-upstream73 boots Debian 14 (forky: systemd 262,
+# util-linux 2.42, procps 4.0.7), the reference of the forky runs of the
+# patched kernels (patched-forky, patched612-forky).
+BASE_SYSTEM="upstream73"
+BASE_RELEASE=forky
+BASE_RELEASE_NAME="Debian 14"
 BASE_SYSTEM_ALSO=
 
 BASE_DEBUG_KCONFIG=
-BASE_SYSTEM_KCONFIG=
+BASE_SYSTEM_KCONFIG="system.config system-6.12.config"
 BASE_SEED=no
 # Options of kconfig/ that 7.3 does not have (kernel.sh does not require
 # them): 7.3's fs/proc/Makefile builds /proc/sys with CONFIG_SYSCTL.
