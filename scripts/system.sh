@@ -129,15 +129,15 @@ run_kernel() {
 
 	# The guest programs, static, against this kernel's UAPI headers, by
 	# compile (common.sh): an interrupted compile leaves only a .tmp.
-	# sd_inode_id dlopen()s the guest's libsystemd, so it is linked
-	# against the guest's libc, dynamically (built with this machine's
-	# Debian 12 glibc, it runs on Debian 12 and 13).
+	# sd_inode_id and sd_listen dlopen() the guest's libsystemd, so they
+	# are linked against the guest's libc, dynamically (built with this
+	# machine's Debian 12 glibc, they run on Debian 12, 13 and 14).
 	CFLAGS_GUEST=$(guest_cflags "$headers")
 	COMPILE_DEPS=("$headers/linux/pidfd.h")
 	rm -f "$out"/bin/*.tmp
 	for c in "$REPO"/system/*.c; do
 		p=$(basename "$c" .c)
-		if [ "$p" = sd_inode_id ]; then
+		if [ "${p#sd_}" != "$p" ]; then
 			CFLAGS_GUEST=${CFLAGS_GUEST#-static } compile "$out/bin/$p" "$c" -ldl
 		else
 			compile "$out/bin/$p" "$c"

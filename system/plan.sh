@@ -22,9 +22,10 @@
 #                    profile (bin/aa_signal)
 #   system:pidns     process-group scope inside a pid namespace (bin/pgroup_ns)
 #   system:pidfs     the release's programs that look for pidfs (systemd's
-#                    MAINPIDFDID= check, libsystemd, lsfd) and those that
-#                    use pidfds (nsenter, waitpid), against what the kernel
-#                    says of a pidfd (bin/pidfs_probe): the pidfs path, or
+#                    MAINPIDFDID= check and LISTEN_PIDFDID=, libsystemd,
+#                    lsfd, getino) and those that use pidfds (nsenter,
+#                    waitpid), against what the kernel says of a pidfd
+#                    (bin/pidfs_probe): the pidfs path, or
 #                    the fallback where pidfds are anonymous inodes;
 #                    "# pidfs:" lines, which scripts/system.sh compares
 #                    between patched 6.1 and upstream 6.12 under Debian 13
@@ -537,6 +538,42 @@ case_pidfs() {
 		done
 	else
 		t_skip "systemd: MAINPID= with MAINPIDFDID=" "systemd $systemd_version has no MAINPIDFDID= (257)"
+	fi
+
+	# systemd 258 adds LISTEN_PIDFDID= to a socket-activated service's
+	# LISTEN_PID= where pidfds are pidfs files (src/core/exec-invoke.c,
+	# pidfd_get_inode_id_self_cached() in the child before exec), and
+	# libsystemd's sd_listen_fds() ignores the fds unless it is the
+	# service's own pidfd inode: one inode for a process, before and after
+	# exec, or every socket-activated service loses its sockets.
+	if [ "$systemd_version" -ge 258 ]; then
+		printf '[Socket]\nListenStream=%s\n' "$W/listen.sock" \
+			> /run/systemd/system/pidfs-listen.socket
+		printf '[Service]\nType=oneshot\nExecStart=%s %s\n' "$B/sd_listen" "$W/listen.out" \
+			> /run/systemd/system/pidfs-listen.service
+		rm -f "$W/listen.out"
+		systemctl daemon-reload
+		systemctl start pidfs-listen.socket pidfs-listen.service
+		out=$(cat "$W/listen.out" 2>&1)
+		line=$(fact "$out" listen_pidfdid)
+		if [ "$mode" = pidfs ]; then
+			t_is "$([ "$line" != - ] && [ "$line" = "$(fact "$out" self_ino)" ] &&
+				[ "$(fact "$out" sd_listen_fds)" = 1 ] && echo 1)" \
+				"systemd $systemd_version: LISTEN_PIDFDID= is the service's pidfs inode, sd_listen_fds() takes the socket" \
+				"" "$(tr '\n' ' ' <<<"$out")"
+		else
+			t_is "$([ "$line" = - ] && [ "$(fact "$out" sd_listen_fds)" = 1 ] && echo 1)" \
+				"systemd $systemd_version: no LISTEN_PIDFDID= without pidfs, sd_listen_fds() takes the socket" \
+				"" "$(tr '\n' ' ' <<<"$out")"
+		fi
+		pidfs_note "systemd LISTEN_PIDFDID" "$([ "$line" = - ] && echo unset ||
+			{ [ "$line" = "$(fact "$out" self_ino)" ] && echo "the service's inode" || echo other; }), sd_listen_fds $(fact "$out" sd_listen_fds)"
+		systemctl stop pidfs-listen.socket 2>/dev/null
+		rm -f /run/systemd/system/pidfs-listen.socket /run/systemd/system/pidfs-listen.service
+		systemctl daemon-reload
+	else
+		t_skip "systemd: LISTEN_PIDFDID= of a socket-activated service" \
+			"systemd $systemd_version has no LISTEN_PIDFDID= (258)"
 	fi
 
 	# lsfd (util-linux 2.40.1 and later) recognises pidfs by the device of
