@@ -10,7 +10,9 @@
  *                           the namespace fd it gives, or "err ERRNAME"),
  *                           proc_uts (st_ino of /proc/PID/ns/uts),
  *                           supported (PIDFD_GET_INFO's supported_mask,
- *                           hex; 0 without it)
+ *                           hex; 0 without it), peer_pidfd (SO_PEERPIDFD
+ *                           on a socketpair of its own: "ino N" of the
+ *                           pidfd it gives, or "err ERRNAME")
  *   pidfs_probe hold PID    opens a pidfd of PID, prints "fd N" and
  *                           "ino N", then waits until it is killed: a
  *                           process holding a pidfd, for lsfd to list
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -35,6 +38,9 @@
  * the headers of a kernel without pidfs (stock 6.1). */
 #ifndef PID_FS_MAGIC
 #define PID_FS_MAGIC 0x50494446
+#endif
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
 #endif
 #ifndef PIDFD_GET_UTS_NAMESPACE
 #define PIDFD_GET_UTS_NAMESPACE _IO(0xFF, 10)
@@ -60,6 +66,8 @@ static int facts(const char *pid)
 	 * field; spelled out for the headers of kernels without it.
 	 */
 	unsigned long long info[11] = { 0x20 };
+	int pair[2], peer_fd;
+	socklen_t len = sizeof(peer_fd);
 	struct statfs sfs;
 	struct stat st;
 	char path[64];
@@ -89,6 +97,13 @@ static int facts(const char *pid)
 		printf("supported 0x%llx\n", info[10]);
 	else
 		printf("supported 0\n");
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0 &&
+	    getsockopt(pair[0], SOL_SOCKET, SO_PEERPIDFD, &peer_fd, &len) == 0 &&
+	    fstat(peer_fd, &st) == 0)
+		printf("peer_pidfd ino %llu\n", (unsigned long long)st.st_ino);
+	else
+		printf("peer_pidfd err %s\n", strerrorname_np(errno));
 	return 0;
 }
 

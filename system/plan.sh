@@ -23,10 +23,11 @@
 #   system:pidns     process-group scope inside a pid namespace (bin/pgroup_ns)
 #   system:pidfs     the release's programs that look for pidfs (systemd's
 #                    MAINPIDFDID= check and LISTEN_PIDFDID=, libsystemd,
-#                    lsfd, getino) and those that use pidfds (nsenter,
-#                    waitpid), against what the kernel says of a pidfd
-#                    (bin/pidfs_probe): the pidfs path, or
-#                    the fallback where pidfds are anonymous inodes;
+#                    dbus-daemon's ProcessFD, lsfd, getino) and those that
+#                    use pidfds (nsenter, waitpid), against what the
+#                    kernel says of a pidfd (bin/pidfs_probe): the pidfs
+#                    path, or the fallback where pidfds are anonymous
+#                    inodes;
 #                    "# pidfs:" lines, which scripts/system.sh compares
 #                    between patched 6.1 and upstream 6.12 under Debian 13
 #                    and each patched kernel and 7.3 under Debian 14
@@ -574,6 +575,27 @@ case_pidfs() {
 	else
 		t_skip "systemd: LISTEN_PIDFDID= of a socket-activated service" \
 			"systemd $systemd_version has no LISTEN_PIDFDID= (258)"
+	fi
+
+	# dbus-daemon (1.15.8 and later) takes each peer's pidfd with
+	# SO_PEERPIDFD and hands it out as ProcessFD in
+	# GetConnectionCredentials, which logind and polkit ask for: here
+	# PID 1's connection, where the kernel gives a peer pidfd.
+	line=$(fact "$facts" peer_pidfd)
+	if grep -q ProcessFD "$(command -v dbus-daemon)" 2>/dev/null; then
+		out=$(busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+			GetConnectionCredentials s org.freedesktop.systemd1 2>&1)
+		n=$(grep -c '"ProcessFD" h' <<<"$out")
+		if [ "${line%% *}" = ino ]; then
+			t_is "$([ "$n" = 1 ] && grep -q '"ProcessID" u 1 ' <<<"$out" && echo 1)" \
+				"dbus-daemon: PID 1's ProcessFD from SO_PEERPIDFD" "" "$out"
+		else
+			t_is "$([ "$n" = 0 ] && grep -q '"ProcessID" u 1 ' <<<"$out" && echo 1)" \
+				"dbus-daemon: no ProcessFD without SO_PEERPIDFD ($line)" "" "$out"
+		fi
+		pidfs_note "dbus ProcessFD" "$([ "$n" = 1 ] && echo present || echo absent)"
+	else
+		t_skip "dbus-daemon: ProcessFD" "the dbus-daemon of $release has no ProcessFD"
 	fi
 
 	# lsfd (util-linux 2.40.1 and later) recognises pidfs by the device of
