@@ -284,11 +284,14 @@ has() {
 }
 
 # release_reference SUITE: the pristine kernel of the base whose release
-# SUITE is (trixie: upstream)
+# SUITE is (trixie: upstream); nothing, and status 0, for none (set -e:
+# a loop whose last test failed would end make system here).
 release_reference() {
 	local b
 	for b in $BASES; do
-		[ "$(base_fact "$b" BASE_RELEASE)" = "$1" ] && base_fact "$b" BASE_PRISTINE
+		if [ "$(base_fact "$b" BASE_RELEASE)" = "$1" ]; then
+			base_fact "$b" BASE_PRISTINE
+		fi
 	done
 }
 
