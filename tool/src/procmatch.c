@@ -872,6 +872,11 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		m = false;
 	if (m && flt->older && !older_match(scan, p))
 		m = false;
+	/* The name is stat's: rule a candidate out before reading more. */
+	if (m && flt->has_pattern && !flt->full) {
+		text = pfk_proc_name(p);
+		m = regexec(&flt->pattern, text, 0, NULL, 0) == 0;
+	}
 	/*
 	 * -u alone: a /proc/<pid> directory (and a task's) is owned by the
 	 * effective uid and gid of its task, whatever its dumpable state
@@ -926,14 +931,10 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			return -1;
 		m = false;
 	}
-	if (m && flt->has_pattern && !argv_matched) {
-		if (flt->full) {
-			text = full_text(scan, dirfd, p);
-			if (!text)
-				return -1;
-		} else {
-			text = pfk_proc_name(p);
-		}
+	if (m && flt->has_pattern && flt->full && !argv_matched) {
+		text = full_text(scan, dirfd, p);
+		if (!text)
+			return -1;
 		m = regexec(&flt->pattern, text, 0, NULL, 0) == 0;
 	}
 	if (flt->negate)
