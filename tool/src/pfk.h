@@ -101,6 +101,7 @@ struct pfk_filter {
 	struct pfk_strs cgroup, env;	/* --cgroup, --env */
 	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */
 #define PFK_NO_HANDLER 65		/* -H with signal 0: nothing matches */
+#define PFK_STAT_SIGS 31		/* -H up to it reads stat, not status */
 };
 
 enum pfk_result {

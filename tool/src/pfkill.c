@@ -833,10 +833,12 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	/*
 	 * A listing that needs no file but stat and cmdline, nor a handle
 	 * (--format pid:inode), opens those two by path (match_path()).
+	 * -H of a signal up to 31 is read from stat.
 	 */
 	f->by_path = ctl->mode == MODE_LIST && !f->threads && !f->want_ino &&
 		     !f->ident_pid.n && !f->ns_given && !f->cgroup.n &&
-		     !f->env.n && !f->ruid.n && !f->rgid.n && !f->handler_sig;
+		     !f->env.n && !f->ruid.n && !f->rgid.n &&
+		     f->handler_sig <= PFK_STAT_SIGS;
 	/* Listing holds no thread handle: /proc/<pid> serves for one thread. */
 	f->one_thread_stat = f->threads && ctl->mode == MODE_LIST;
 	/* Listing and waiting cannot hurt an ancestor: as procps, keep them. */
@@ -854,14 +856,14 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	/*
 	 * -f, -c and -a need nothing of a matching process but its command
 	 * line: stat (pid's name, start time, group, state) is left unread
-	 * unless a filter, a pick or the output asks for it.
+	 * unless a filter (-H too), a pick or the output asks for it.
 	 */
 	f->argv_only = ctl->mode == MODE_LIST && f->full && !f->negate &&
 		       !ctl->list_name && !ctl->json && !ctl->identity &&
 		       !ctl->identity_ino &&
 		       f->pick == PFK_PICK_ALL && !f->ppid.n && !f->pgrp.n &&
 		       !f->session.n && !f->tty_given && !f->runstates &&
-		       !f->older && !f->ident_pid.n;
+		       !f->older && !f->ident_pid.n && !f->handler_sig;
 	/* Listing holds nothing past a batch: close its fds all at once. */
 	f->defer_close = ctl->mode == MODE_LIST;
 

@@ -51,6 +51,7 @@ struct pfk_scan {
 	size_t unexamined;		/* candidates given up on (out of fds) */
 	int unexamined_err;
 	unsigned long long nthreads;	/* stat's num_threads, last read */
+	unsigned long long sigcatch;	/* handler_in_stat(): field 34 */
 	/* one_thread_stat: a process's stat, read to count its threads */
 	struct pfk_proc pre;
 	pid_t pre_ppid, pre_session;
@@ -458,6 +459,24 @@ static const char *stat_field(const char *s, unsigned long long *out)
 	return s;
 }
 
+/*
+ * -H for a signal from 1 to 31: stat's sigcatch (field 34) has its bit,
+ * as status's SigCgt does (the kernel fills both with one function,
+ * collect_sigign_sigcatch()), and stat is read anyway; status costs some
+ * ten times as much to read.  stat masks the field to signals 1-31.
+ */
+static bool handler_in_stat(const struct pfk_filter *flt)
+{
+	return flt->handler_sig > 0 && flt->handler_sig <= PFK_STAT_SIGS;
+}
+
+/* -U, -G, or -H of a signal stat does not show: status must be read. */
+static bool status_needed(const struct pfk_filter *flt)
+{
+	return flt->ruid.n || flt->rgid.n ||
+	       (flt->handler_sig && !handler_in_stat(flt));
+}
+
 static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 		     pid_t *ppid, pid_t *session, unsigned long *tty)
 {
@@ -508,6 +527,15 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 			goto bad;
 	if (scan)
 		scan->nthreads = f[17];
+	/* Fields 23..34: vsize ... sigignore, then sigcatch. */
+	if (scan && handler_in_stat(scan->flt)) {
+		unsigned long long v = 0;
+
+		for (i = 23; i <= 34; i++)
+			if (!(s = stat_field(s, &v)))
+				goto bad;
+		scan->sigcatch = v;
+	}
 	if (ppid)
 		*ppid = f[1];
 	p->pgrp = f[2];
@@ -877,6 +905,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		text = pfk_proc_name(p);
 		m = regexec(&flt->pattern, text, 0, NULL, 0) == 0;
 	}
+	if (m && handler_in_stat(flt) &&
+	    !(scan->sigcatch & 1ULL << (flt->handler_sig - 1)))
+		m = false;
 	/*
 	 * -u alone: a /proc/<pid> directory (and a task's) is owned by the
 	 * effective uid and gid of its task, whatever its dumpable state
@@ -885,8 +916,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	 * namespace as status maps it.  fstat() costs a tenth of reading
 	 * status.
 	 */
-	if (m && flt->euid.n && !flt->ruid.n && !flt->rgid.n &&
-	    !flt->handler_sig) {
+	if (m && flt->euid.n && !status_needed(flt)) {
 		struct stat st;
 
 		if (dirfd == BY_PATH)
@@ -894,8 +924,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		else if (fstat(dirfd, &st) < 0)
 			return -1;
 		m = pfk_ids_has(&flt->euid, st.st_uid);
-	} else if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
-			 flt->handler_sig)) {
+	} else if (m && status_needed(flt)) {
 		char status[4096];
 		unsigned long ruid, euid, rgid, egid;
 		const char *cgt;
@@ -913,7 +942,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		    (flt->rgid.n && !pfk_ids_has(&flt->rgid, rgid)))
 			m = false;
 		cgt = strstr(status, "\nSigCgt:");
-		if (m && flt->handler_sig &&
+		if (m && flt->handler_sig && !handler_in_stat(flt) &&
 		    (!cgt || flt->handler_sig > 64 ||
 		     !(strtoull(cgt + 8, NULL, 16) &
 		       (1ULL << (flt->handler_sig - 1)))))
@@ -996,8 +1025,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 static int match_path(struct pfk_scan *scan, struct pfk_proc *p)
 {
 	const struct pfk_filter *flt = scan->flt;
-	bool euid_only = flt->euid.n && !flt->ruid.n && !flt->rgid.n &&
-			 !flt->handler_sig;
+	bool euid_only = flt->euid.n && !status_needed(flt);
 	char path[40];
 	int r = -1, e;
 

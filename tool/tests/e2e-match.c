@@ -147,6 +147,52 @@ int t_e2e_users(void)
 	return PASS;
 }
 
+/*
+ * -H: a process matches if it has a handler for the signal, as SigCgt
+ * shows; signals up to 31 are read from stat's sigcatch, higher ones
+ * from status.  Listing by path, with -f and -w (stat read another way),
+ * and kill mode each take their own path to it.
+ */
+int t_e2e_handler(void)
+{
+	struct helper_opts usr1 = { .ruid = -1, .euid = -1, .rgid = -1,
+				    .catch_sig = SIGUSR1 };
+	struct helper_opts rt = usr1, none = usr1;
+	char name[16], rtsig[16];
+	struct run r;
+	pid_t a, b, c;
+
+	rt.catch_sig = SIGRTMIN + 3;
+	none.catch_sig = 0;
+	itoa_buf(rtsig, SIGRTMIN + 3);
+	unique_name(name, "hd");
+	a = spawn(name, &usr1);
+	b = spawn(name, &rt);
+	c = spawn(name, &none);
+	CHECK(a > 0 && b > 0 && c > 0);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", rtsig, "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, b) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR2", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-H", "-x", name, NULL) == 1);	/* TERM */
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-f", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-w", "-x", name,
+		     NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-v", "-x", name,
+		     NULL) == 0);
+	CHECK(!lists_pid(r.out, a) && lists_pid(r.out, b) &&
+	      lists_pid(r.out, c));
+	CHECK(pfkill(&r, "-USR1", "-H", "-x", name, NULL) == 0);
+	CHECK(pending(a, SIGUSR1) && nothing_pending(b) && nothing_pending(c));
+	reap(a);
+	reap(b);
+	reap(c);
+	return PASS;
+}
+
 int t_e2e_terminal(void)
 {
 	struct helper_opts o = { .new_session = true, .ruid = -1, .euid = -1,
