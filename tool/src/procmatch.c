@@ -165,6 +165,34 @@ static int scan_openat(struct pfk_scan *scan, int dirfd, const char *name,
 	return fd;
 }
 
+/*
+ * One decimal field of stat, as strtoull() reads it there (blanks, an
+ * optional sign, digits; a negative one wraps) at a fraction of its
+ * cost: the scan parses twenty of these per process.  Where it ends, or
+ * NULL for no digits or an overflow.
+ */
+static const char *stat_field(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	bool neg;
+
+	while (*s == ' ')
+		s++;
+	neg = *s == '-';
+	s += neg || *s == '+';
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned int d = *s - '0';
+
+		if (v > (~0ULL - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	*out = neg ? -v : v;
+	return s;
+}
+
 /* procps's library order: bit i of --nslist is name i. */
 const char *const pfk_ns_names[PFK_NS_COUNT] = {
 	"cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts",
@@ -178,17 +206,37 @@ int pfk_ns_index(const char *name)
 	return -1;
 }
 
+/*
+ * The inode of namespace i below dirfd, 0 if unreadable.  The link's
+ * text, "net:[4026531840]", holds the inode that stat() would give
+ * (ns_get_name() prints ns->inum, the nsfs inode's number): reading it
+ * costs half as much as following the link to the namespace's inode.
+ */
+static unsigned long long ns_ino(int dirfd, int i)
+{
+	char path[16] = "ns/", link[64];
+	const char *s;
+	unsigned long long ino;
+	ssize_t n;
+
+	strcpy(path + 3, pfk_ns_names[i]);
+	n = readlinkat(dirfd, path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	s = strchr(link, '[');
+	if (!s || !(s = stat_field(s + 1, &ino)) || *s != ']')
+		return 0;
+	return ino;
+}
+
 /* The inode of each ns/<name> link below dirfd; 0 where unreadable. */
 int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT])
 {
 	int found = 0;
 
 	for (int i = 0; i < PFK_NS_COUNT; i++) {
-		char path[16];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
-		ino[i] = fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0;
+		ino[i] = ns_ino(dirfd, i);
 		found += ino[i] != 0;
 	}
 	return found ? 0 : -1;
@@ -429,34 +477,6 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 	}
 	buf[len] = '\0';
 	return len;
-}
-
-/*
- * One decimal field of stat, as strtoull() reads it there (blanks, an
- * optional sign, digits; a negative one wraps) at a fraction of its
- * cost: the scan parses twenty of these per process.  Where it ends, or
- * NULL for no digits or an overflow.
- */
-static const char *stat_field(const char *s, unsigned long long *out)
-{
-	unsigned long long v = 0;
-	bool neg;
-
-	while (*s == ' ')
-		s++;
-	neg = *s == '-';
-	s += neg || *s == '+';
-	if (*s < '0' || *s > '9')
-		return NULL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned int d = *s - '0';
-
-		if (v > (~0ULL - d) / 10)
-			return NULL;
-		v = v * 10 + d;
-	}
-	*out = neg ? -v : v;
-	return s;
 }
 
 /*
@@ -775,22 +795,15 @@ static int env_match(struct pfk_scan *scan, int dirfd)
 
 /*
  * Only the namespaces --nslist names (six by default, not eight): each
- * is a path lookup and a stat, most of what --ns costs per process.  The
- * first that differs decides.
+ * is a readlink, most of what --ns costs per process.  The first that
+ * differs decides.
  */
 static bool ns_match(const struct pfk_filter *flt, int dirfd)
 {
-	for (int i = 0; i < PFK_NS_COUNT; i++) {
-		char path[16];
-		struct stat st;
-
-		if (!(flt->ns_mask & (1u << i)))
-			continue;
-		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
-		if ((fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0) !=
-		    flt->ns_ref[i])
+	for (int i = 0; i < PFK_NS_COUNT; i++)
+		if ((flt->ns_mask & (1u << i)) &&
+		    ns_ino(dirfd, i) != flt->ns_ref[i])
 			return false;
-	}
 	return true;
 }
 

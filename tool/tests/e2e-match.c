@@ -193,6 +193,40 @@ int t_e2e_handler(void)
 	return PASS;
 }
 
+/*
+ * --ns: the namespaces of the reference, as its ns/ links name them; a
+ * process in a uts namespace of its own matches unless uts is compared
+ * (it is not by default, as in procps).
+ */
+int t_e2e_namespaces(void)
+{
+	struct helper_opts own = { .ruid = -1, .euid = -1, .rgid = -1,
+				   .unshare = CLONE_NEWUTS };
+	char name[16], me[16], ids[16];
+	struct run r;
+	pid_t a, b;
+
+	SKIP_IF(geteuid() != 0, "needs root for a uts namespace");
+	unique_name(name, "ns");
+	itoa_buf(me, getpid());
+	a = spawn_simple(name);
+	b = spawn(name, &own);
+	CHECK(a > 0 && b > 0);
+	CHECK(pfgrep(&r, "--ns", me, "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lists_pid(r.out, b) && lines(r.out) == 2);
+	CHECK(pfgrep(&r, "--ns", me, "--nslist", "uts", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "--ns", itoa_buf(ids, b), "--nslist", "uts,net", "-x",
+		     name, NULL) == 0);
+	CHECK(lists_pid(r.out, b) && lines(r.out) == 1);
+	CHECK(pfkill(&r, "-USR1", "--ns", me, "--nslist", "uts", "-x", name,
+		     NULL) == 0);
+	CHECK(pending(a, SIGUSR1) && nothing_pending(b));
+	reap(a);
+	reap(b);
+	return PASS;
+}
+
 int t_e2e_terminal(void)
 {
 	struct helper_opts o = { .new_session = true, .ruid = -1, .euid = -1,

@@ -181,6 +181,7 @@ int t_e2e_pgrp_session(void);
 int t_e2e_users(void);
 int t_e2e_terminal(void);
 int t_e2e_handler(void);
+int t_e2e_namespaces(void);
 int t_e2e_newest_oldest(void);
 int t_e2e_negate_list(void);
 int t_e2e_negate_kill(void);
