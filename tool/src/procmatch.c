@@ -490,10 +490,21 @@ static bool handler_in_stat(const struct pfk_filter *flt)
 	return flt->handler_sig > 0 && flt->handler_sig <= PFK_STAT_SIGS;
 }
 
-/* -U, -G, or -H of a signal stat does not show: status must be read. */
+/*
+ * -U, -G of processes with ids_by_pidfd: the ids come from a pidfd
+ * (cred_ahead()), unless status is read anyway, for -H.
+ */
+static bool cred_by_pidfd(const struct pfk_filter *flt)
+{
+	return flt->ids_by_pidfd && !flt->threads &&
+	       (flt->ruid.n || flt->rgid.n) &&
+	       !(flt->handler_sig && !handler_in_stat(flt));
+}
+
+/* -U, -G without a pidfd, or -H of a signal stat does not show. */
 static bool status_needed(const struct pfk_filter *flt)
 {
-	return flt->ruid.n || flt->rgid.n ||
+	return ((flt->ruid.n || flt->rgid.n) && !cred_by_pidfd(flt)) ||
 	       (flt->handler_sig && !handler_in_stat(flt));
 }
 
@@ -578,6 +589,26 @@ int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 		  unsigned long *tty)
 {
 	return read_stat(NULL, dirfd, p, ppid, session, tty);
+}
+
+/*
+ * Our status there lists our pid in each pid namespace from that
+ * procfs's down to our own (NSpid, Linux 4.1): one number if the two
+ * are the same.  In the procfs of a namespace we are not in, there is
+ * no "self" to read.
+ */
+bool pfk_procfs_is_ours(int proc_fd)
+{
+	char status[4096];
+	const char *s;
+
+	if (read_small_at(NULL, proc_fd, "self/status", status,
+			  sizeof(status)) <= 0 ||
+	    !(s = strstr(status, "\nNSpid:\t")))
+		return false;
+	for (s += 8; *s >= '0' && *s <= '9'; s++)
+		;
+	return *s == '\n';
 }
 
 /* "Uid:\treal\teffective..." -> the first two numbers after key. */
@@ -843,6 +874,91 @@ static bool older_match(const struct pfk_scan *scan, const struct pfk_proc *p)
 }
 
 /*
+ * -U and -G with ids_by_pidfd: the ids from ioctl(PIDFD_GET_INFO), at
+ * less than half of what status costs (the kernel makes all of its text
+ * for the two lines we read).  A pidfd is opened by number, so this
+ * comes before the candidate's first file is read: that read succeeds
+ * only if the candidate has not been reaped by then, so the number was
+ * still its own when the pidfd was opened (as signal.c's open_pidfd(),
+ * the other way round).  0, or -1 with errno as match_dir().
+ */
+static int cred_ahead(struct pfk_scan *scan, pid_t pid, struct pfk_cred *c)
+{
+	int fd = pfk_pidfd_open(pid), r, e;
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && scan->npend) {
+		flush_pending(scan);
+		fd = pfk_pidfd_open(pid);
+	}
+	if (fd < 0) {
+		/* The number is a thread's now: the candidate is gone. */
+		if (errno == EINVAL)
+			errno = ESRCH;
+		return -1;
+	}
+	r = pfk_pidfd_cred(fd, c);
+	e = errno;
+	close_file(scan, fd);
+	errno = e;
+	return r;
+}
+
+/*
+ * -u, -U, -G, and -H of a signal that stat does not show.  ahead: the
+ * ids cred_ahead() read, or NULL.  1 match, 0 not, -1 (errno) as
+ * match_dir().
+ */
+static int ids_match(struct pfk_scan *scan, int dirfd,
+		     const struct pfk_cred *ahead)
+{
+	const struct pfk_filter *flt = scan->flt;
+	char status[4096];
+	unsigned long egid;
+	struct pfk_cred c;
+	const char *cgt;
+
+	status[0] = '\0';
+	if (ahead) {
+		c = *ahead;
+	} else if (!status_needed(flt)) {
+		/*
+		 * -u alone: a /proc/<pid> directory (and a task's) is owned
+		 * by the effective uid and gid of its task, whatever its
+		 * dumpable state (task_dump_owner(): the rule for
+		 * world-readable directories, kept for procps, which read
+		 * the euid so), mapped into our user namespace as status
+		 * maps it.  fstat() costs a tenth of reading status.
+		 */
+		struct stat st;
+
+		if (dirfd == BY_PATH)
+			st.st_uid = scan->pre_euid;
+		else if (fstat(dirfd, &st) < 0)
+			return -1;
+		return pfk_ids_has(&flt->euid, st.st_uid);
+	} else {
+		if (read_small_at(scan, dirfd, "status", status,
+				  sizeof(status)) < 0)
+			return -1;
+		if (status_ids(status, "\nUid:", &c.ruid, &c.euid) < 0 ||
+		    status_ids(status, "\nGid:", &c.rgid, &egid) < 0) {
+			errno = EPROTO;
+			return -1;
+		}
+	}
+	if ((flt->euid.n && !pfk_ids_has(&flt->euid, c.euid)) ||
+	    (flt->ruid.n && !pfk_ids_has(&flt->ruid, c.ruid)) ||
+	    (flt->rgid.n && !pfk_ids_has(&flt->rgid, c.rgid)))
+		return 0;
+	if (!flt->handler_sig || handler_in_stat(flt))
+		return 1;
+	/* -H of a real-time signal: status was read (no ids ahead). */
+	cgt = strstr(status, "\nSigCgt:");
+	return cgt && flt->handler_sig <= 64 &&
+	       (strtoull(cgt + 8, NULL, 16) >> (flt->handler_sig - 1) & 1);
+}
+
+/*
  * Decide about one open directory.  1: match (p filled in), 0: no match,
  * -1 with errno: the process went away while we looked (treated as no
  * match), or with pfk_resource_error(errno) it could not be looked at.
@@ -854,6 +970,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	pid_t ppid = 0, session = 0;
 	const char *text = NULL;
 	bool m = true, argv_matched = false, have_stat = scan->pre_valid;
+	struct pfk_cred cred;
 	int r;
 
 	if (have_stat) {
@@ -870,6 +987,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		tty = scan->pre_tty;
 	}
 
+	/* By number: before any file of the candidate is read. */
+	if (cred_by_pidfd(flt) && cred_ahead(scan, p->pid, &cred) < 0)
+		return -1;
 	/*
 	 * -f: the pattern usually rules out most processes, and for them
 	 * the command line alone decides, so their stat (a third of the
@@ -921,45 +1041,13 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	if (m && handler_in_stat(flt) &&
 	    !(scan->sigcatch & 1ULL << (flt->handler_sig - 1)))
 		m = false;
-	/*
-	 * -u alone: a /proc/<pid> directory (and a task's) is owned by the
-	 * effective uid and gid of its task, whatever its dumpable state
-	 * (task_dump_owner(): the rule for world-readable directories,
-	 * kept for procps, which read the euid so), mapped into our user
-	 * namespace as status maps it.  fstat() costs a tenth of reading
-	 * status.
-	 */
-	if (m && flt->euid.n && !status_needed(flt)) {
-		struct stat st;
-
-		if (dirfd == BY_PATH)
-			st.st_uid = scan->pre_euid;
-		else if (fstat(dirfd, &st) < 0)
+	if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
+		  status_needed(flt)) &&
+	    (r = ids_match(scan, dirfd,
+			   cred_by_pidfd(flt) ? &cred : NULL)) <= 0) {
+		if (r < 0)
 			return -1;
-		m = pfk_ids_has(&flt->euid, st.st_uid);
-	} else if (m && status_needed(flt)) {
-		char status[4096];
-		unsigned long ruid, euid, rgid, egid;
-		const char *cgt;
-
-		if (read_small_at(scan, dirfd, "status", status,
-				  sizeof(status)) < 0)
-			return -1;
-		if (status_ids(status, "\nUid:", &ruid, &euid) < 0 ||
-		    status_ids(status, "\nGid:", &rgid, &egid) < 0) {
-			errno = EPROTO;
-			return -1;
-		}
-		if ((flt->euid.n && !pfk_ids_has(&flt->euid, euid)) ||
-		    (flt->ruid.n && !pfk_ids_has(&flt->ruid, ruid)) ||
-		    (flt->rgid.n && !pfk_ids_has(&flt->rgid, rgid)))
-			m = false;
-		cgt = strstr(status, "\nSigCgt:");
-		if (m && flt->handler_sig && !handler_in_stat(flt) &&
-		    (!cgt || flt->handler_sig > 64 ||
-		     !(strtoull(cgt + 8, NULL, 16) &
-		       (1ULL << (flt->handler_sig - 1)))))
-			m = false;
+		m = false;
 	}
 	if (m && flt->ns_given && !ns_match(flt, dirfd))
 		m = false;
@@ -1028,17 +1116,19 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
  * by_path) opens /proc/<pid>/stat and /proc/<pid>/cmdline by path, with
  * no directory fd: one file fewer per process.  They are still one
  * process's.  The first file opened holds that process (cmdline when
- * it is read at all, else stat), and every other lookup by path comes
- * before that file is read (or, if one had to come later, the file is
- * read again after it).  Reading a /proc/<pid> file fails (ESRCH) once
- * its process has been reaped, and only a reaped process's PID can go to
- * another: so a successful read says that each lookup by path before it
- * found the same process.  The same as match_dir().
+ * it is read at all, else stat), and every other lookup by path (or by
+ * number: -U and -G's pidfd) comes before that file is read (or, if one
+ * had to come later, the file is read again after it).  Reading a
+ * /proc/<pid> file fails (ESRCH) once its process has been reaped, and
+ * only a reaped process's PID can go to another: so a successful read
+ * says that each lookup by path before it found the same process.  The
+ * same as match_dir().
  */
 static int match_path(struct pfk_scan *scan, struct pfk_proc *p)
 {
 	const struct pfk_filter *flt = scan->flt;
-	bool euid_only = flt->euid.n && !status_needed(flt);
+	bool euid_only = flt->euid.n && !status_needed(flt) &&
+			 !cred_by_pidfd(flt);
 	char path[40];
 	int r = -1, e;
 

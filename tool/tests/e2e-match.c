@@ -118,6 +118,40 @@ int t_e2e_pgrp_session(void)
 	return PASS;
 }
 
+static char users_name[16];
+static pid_t users_pid;
+
+/* -U where /proc is the parent pid namespace's (see t_e2e_users()). */
+static int users_from_child_pidns(void)
+{
+	struct run r;
+
+	CHECK(pfgrep(&r, "-U", "1000", "-x", users_name, NULL) == 0);
+	CHECK(lists_pid(r.out, users_pid) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-G", "0", "-x", users_name, NULL) == 1);
+	return PASS;
+}
+
+/* fn in a child of ours that is in a pid namespace of its own. */
+static int in_child_pidns(int (*fn)(void))
+{
+	pid_t pid = fork(), child;
+	int st;
+
+	if (pid == 0) {
+		if (unshare(CLONE_NEWPID) < 0)
+			_exit(SKIP);
+		child = fork();
+		if (child == 0)
+			_exit(fn());
+		_exit(child > 0 && waitpid(child, &st, 0) == child &&
+		      WIFEXITED(st) ? WEXITSTATUS(st) : FAIL);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return FAIL;
+	return WEXITSTATUS(st);
+}
+
 int t_e2e_users(void)
 {
 	/* real uid 1000 / effective 0; real gid 1000 */
@@ -141,6 +175,19 @@ int t_e2e_users(void)
 	CHECK(pfgrep(&r, "-U", "5,1000", "-x", name, NULL) == 0);
 	CHECK(pfgrep(&r, "-G", "1000", "-x", name, NULL) == 0 && lists_pid(r.out, h));
 	CHECK(pfgrep(&r, "-G", "0", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-u", "0", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, h) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-u", "1000", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-w", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, h) && lines(r.out) == 1);
+	/*
+	 * -U reads the ids through a pidfd opened by the number /proc
+	 * shows: not where /proc is another pid namespace's, whose numbers
+	 * pidfd_open() does not take.  There it reads status.
+	 */
+	memcpy(users_name, name, sizeof(name));
+	users_pid = h;
+	CHECK(in_child_pidns(users_from_child_pidns) == PASS);
 	CHECK(pfkill(&r, "-USR1", "-U", "1000", "-x", name, NULL) == 0);
 	CHECK(pending(h, SIGUSR1));
 	reap(h);
