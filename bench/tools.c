@@ -22,8 +22,12 @@
  * from the kernel's own accounting of the child (wait4): tools.cpu.* is
  * user+system CPU time, tools.rss.* peak RSS, A/B per round as usual.
  * Modes: list (-x), count (-c), full (-f), listfull (-a), kill (-URG),
- * euid (-u OURUID: the owner of every process checked) and threads (-w:
- * each process's task directory read, one line per thread).
+ * euid (-u OURUID: the owner of every process checked), threads (-w:
+ * each process's task directory read, one line per thread), uid and gid
+ * (-U OURUID, -G OURGID: the real ids), handler (-H: the children catch
+ * SIGUSR1) and ns (--ns OURPID, the default --nslist).  procps 4.0.2
+ * has no -H: its row is the same selection without it, which costs
+ * procps the same, as it reads every process's status (SigCgt) anyway.
  *
  * In the guest a run at 5000 takes seconds under TCG, so the sizes can
  * come from the kernel command line, pidfd.bench_tools=100,1000 or
@@ -162,7 +166,15 @@ static void usage_pair(const char *what, struct cmd *a, struct cmd *b)
 	}
 }
 
-/* Start children up to @want, each renamed to @name before we go on. */
+static void caught(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Start children up to @want, each renamed to @name and catching
+ * SIGUSR1 (for -H) before we go on.
+ */
 static int spawn(pid_t *kids, int have, int want, const char *name)
 {
 	int p[2], i;
@@ -175,6 +187,7 @@ static int spawn(pid_t *kids, int have, int want, const char *name)
 		if (kids[i] == 0) {
 			prctl(PR_SET_NAME, name);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			signal(SIGUSR1, caught);
 			if (write(p[1], &c, 1) != 1)
 				_exit(1);
 			for (;;)
@@ -208,7 +221,7 @@ int main(int argc, char **argv)
 	const char *pkill = "/usr/bin/pkill", *strace = NULL, *dir = "/tmp";
 	const char *only = NULL;
 	char sizes_arg[64] = "100,1000,5000", name[16], ppid[16], pat[24];
-	char uid[16];
+	char uid[16], ruid[16], rgid[16];
 	char *size, *save;
 	pid_t *kids = NULL;
 	int have = 0, opt, i;
@@ -246,6 +259,8 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof(name), "pfb-%d", getpid());
 	snprintf(ppid, sizeof(ppid), "%d", getpid());
 	snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
+	snprintf(ruid, sizeof(ruid), "%u", (unsigned)getuid());
+	snprintf(rgid, sizeof(rgid), "%u", (unsigned)getgid());
 	snprintf(pat, sizeof(pat), "^%s$", name);
 
 	for (size = strtok_r(sizes_arg, ",", &save); size;
@@ -256,7 +271,7 @@ int main(int argc, char **argv)
 		 * forks of us, so with -f their command line is ours: "."
 		 * under -P selects them all and reads each one.
 		 */
-		struct cmd cmds[14] = {
+		struct cmd cmds[22] = {
 			{ "pfgrep", { (char *)pfkill, "--list", "-x", "-P", ppid, pat }, n },
 			{ "pgrep", { (char *)pgrep, "-x", "-P", ppid, pat }, n },
 			{ "pfkill", { (char *)pfkill, "-URG", "-x", "-P", ppid, pat }, 0 },
@@ -271,10 +286,19 @@ int main(int argc, char **argv)
 			{ "pgrep-u", { (char *)pgrep, "-u", uid, "-x", "-P", ppid, pat }, n },
 			{ "pfgrep-w", { (char *)pfkill, "--list", "-w", "-x", "-P", ppid, pat }, n },
 			{ "pgrep-w", { (char *)pgrep, "-w", "-x", "-P", ppid, pat }, n },
+			{ "pfgrep-U", { (char *)pfkill, "--list", "-U", ruid, "-x", "-P", ppid, pat }, n },
+			{ "pgrep-U", { (char *)pgrep, "-U", ruid, "-x", "-P", ppid, pat }, n },
+			{ "pfgrep-G", { (char *)pfkill, "--list", "-G", rgid, "-x", "-P", ppid, pat }, n },
+			{ "pgrep-G", { (char *)pgrep, "-G", rgid, "-x", "-P", ppid, pat }, n },
+			{ "pfgrep-H", { (char *)pfkill, "--list", "-H", "--signal", "USR1", "-x", "-P", ppid, pat }, n },
+			{ "pgrep", { (char *)pgrep, "-x", "-P", ppid, pat }, n },
+			{ "pfgrep-ns", { (char *)pfkill, "--list", "--ns", ppid, "-x", "-P", ppid, pat }, n },
+			{ "pgrep-ns", { (char *)pgrep, "--ns", ppid, "-x", "-P", ppid, pat }, n },
 		};
-		static const char *const modes[7] = { "list", "kill", "count",
-						      "full", "listfull", "euid",
-						      "threads" };
+		static const char *const modes[11] = { "list", "kill", "count",
+						       "full", "listfull", "euid",
+						       "threads", "uid", "gid",
+						       "handler", "ns" };
 		/* Wall-time rows (count is as list there), labels as plotted. */
 		static const struct { int pair; const char *a, *b; } wall[4] = {
 			{ 0, "pfgrep", "pgrep" }, { 1, "pfkill -URG", "pkill -URG" },
@@ -299,7 +323,7 @@ int main(int argc, char **argv)
 				   (struct bench_side){ wall[i].a, op_run, &cmds[2 * k] },
 				   (struct bench_side){ wall[i].b, op_run, &cmds[2 * k + 1] });
 		}
-		for (i = 0; i < 7; i++) {
+		for (i = 0; i < 11; i++) {
 			if (only && !in_list(only, modes[i]))
 				continue;
 			snprintf(bname, sizeof(bname), "%s.%d", modes[i], n);

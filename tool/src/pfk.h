@@ -99,8 +99,15 @@ struct pfk_filter {
 	unsigned int ns_mask;		/* --nslist, default PFK_NS_DEFAULT */
 	unsigned long long ns_ref[PFK_NS_COUNT];
 	struct pfk_strs cgroup, env;	/* --cgroup, --env */
+	/*
+	 * -U, -G: the kernel has ioctl(PIDFD_GET_INFO) and proc_fd is of our
+	 * pid namespace (pfk_procfs_is_ours()): read a process's ids with
+	 * it, not from status.
+	 */
+	bool ids_by_pidfd;
 	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */
 #define PFK_NO_HANDLER 65		/* -H with signal 0: nothing matches */
+#define PFK_STAT_SIGS 31		/* -H up to it reads stat, not status */
 };
 
 enum pfk_result {
@@ -272,6 +279,12 @@ int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 void pfk_proc_release(struct pfk_proc *p);
 
 /*
+ * Does the procfs at proc_fd show our own pid namespace, whose numbers
+ * pidfd_open() takes?  Only then can a number read there be opened.
+ */
+bool pfk_procfs_is_ours(int proc_fd);
+
+/*
  * Release a batch pfk_scan_next() returned (as pfk_proc_release() each),
  * closing its fds, and those the scan deferred, in runs (close_range()).
  */
@@ -324,6 +337,25 @@ int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope);
  * pidfd has one shared inode.  0, or -1 with errno (ESRCH: gone).
  */
 int pfk_open_ident(struct pfk_proc *p);
+
+/* The ids status shows: Uid's real and effective, Gid's real. */
+struct pfk_cred {
+	unsigned long ruid, euid, rgid;
+};
+
+/*
+ * pidfd_open(pid, 0): a pidfd for whichever process has that number
+ * now.  The caller must prove that it is the one it means (procmatch.c:
+ * a read through its /proc handle afterwards).  -1 with errno on error.
+ */
+int pfk_pidfd_open(pid_t pid);
+
+/*
+ * The ids of the process behind pidfd, as status shows them (mapped
+ * into our user namespace), with ioctl(PIDFD_GET_INFO) (Linux 6.13).
+ * 0, or -1 with errno (ESRCH: reaped).
+ */
+int pfk_pidfd_cred(int pidfd, struct pfk_cred *c);
 
 /*
  * How the process behind pidfd ended, as wait(2) encodes it, read with

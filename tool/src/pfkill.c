@@ -830,13 +830,18 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	else if (f->threads && ctl->mode != MODE_LIST)
 		f->thread_tgid_fd = true;	/* -w: the process stands for it */
 	f->path_dirs = ctl->mode == MODE_LIST;
+	/* -U, -G: the ids by pidfd (procmatch.c), where it can. */
+	f->ids_by_pidfd = (f->ruid.n || f->rgid.n) && ctl->feat.pidfd_info &&
+			  pfk_procfs_is_ours(f->proc_fd);
 	/*
 	 * A listing that needs no file but stat and cmdline, nor a handle
 	 * (--format pid:inode), opens those two by path (match_path()).
+	 * -H of a signal up to 31 is read from stat, -U and -G by pidfd.
 	 */
 	f->by_path = ctl->mode == MODE_LIST && !f->threads && !f->want_ino &&
 		     !f->ident_pid.n && !f->ns_given && !f->cgroup.n &&
-		     !f->env.n && !f->ruid.n && !f->rgid.n && !f->handler_sig;
+		     !f->env.n && f->handler_sig <= PFK_STAT_SIGS &&
+		     (f->ids_by_pidfd || (!f->ruid.n && !f->rgid.n));
 	/* Listing holds no thread handle: /proc/<pid> serves for one thread. */
 	f->one_thread_stat = f->threads && ctl->mode == MODE_LIST;
 	/* Listing and waiting cannot hurt an ancestor: as procps, keep them. */
@@ -854,14 +859,14 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	/*
 	 * -f, -c and -a need nothing of a matching process but its command
 	 * line: stat (pid's name, start time, group, state) is left unread
-	 * unless a filter, a pick or the output asks for it.
+	 * unless a filter (-H too), a pick or the output asks for it.
 	 */
 	f->argv_only = ctl->mode == MODE_LIST && f->full && !f->negate &&
 		       !ctl->list_name && !ctl->json && !ctl->identity &&
 		       !ctl->identity_ino &&
 		       f->pick == PFK_PICK_ALL && !f->ppid.n && !f->pgrp.n &&
 		       !f->session.n && !f->tty_given && !f->runstates &&
-		       !f->older && !f->ident_pid.n;
+		       !f->older && !f->ident_pid.n && !f->handler_sig;
 	/* Listing holds nothing past a batch: close its fds all at once. */
 	f->defer_close = ctl->mode == MODE_LIST;
 
@@ -1579,9 +1584,9 @@ int main(int argc, char **argv)
 	if (proc_fd < 0)
 		err(EXIT_FATAL, "cannot open /proc");
 	pfk_filter_init(&ctl.filter, proc_fd);
-	parse_args(&ctl, argc, argv);
-
+	/* Before the options: which way a filter reads depends on it. */
 	pfk_probe_features(&ctl.feat);
+	parse_args(&ctl, argc, argv);
 	require_features(&ctl);
 
 	ret = run(&ctl);

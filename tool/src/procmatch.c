@@ -51,6 +51,7 @@ struct pfk_scan {
 	size_t unexamined;		/* candidates given up on (out of fds) */
 	int unexamined_err;
 	unsigned long long nthreads;	/* stat's num_threads, last read */
+	unsigned long long sigcatch;	/* handler_in_stat(): field 34 */
 	/* one_thread_stat: a process's stat, read to count its threads */
 	struct pfk_proc pre;
 	pid_t pre_ppid, pre_session;
@@ -164,6 +165,34 @@ static int scan_openat(struct pfk_scan *scan, int dirfd, const char *name,
 	return fd;
 }
 
+/*
+ * One decimal field of stat, as strtoull() reads it there (blanks, an
+ * optional sign, digits; a negative one wraps) at a fraction of its
+ * cost: the scan parses twenty of these per process.  Where it ends, or
+ * NULL for no digits or an overflow.
+ */
+static const char *stat_field(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	bool neg;
+
+	while (*s == ' ')
+		s++;
+	neg = *s == '-';
+	s += neg || *s == '+';
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned int d = *s - '0';
+
+		if (v > (~0ULL - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	*out = neg ? -v : v;
+	return s;
+}
+
 /* procps's library order: bit i of --nslist is name i. */
 const char *const pfk_ns_names[PFK_NS_COUNT] = {
 	"cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts",
@@ -177,17 +206,37 @@ int pfk_ns_index(const char *name)
 	return -1;
 }
 
+/*
+ * The inode of namespace i below dirfd, 0 if unreadable.  The link's
+ * text, "net:[4026531840]", holds the inode that stat() would give
+ * (ns_get_name() prints ns->inum, the nsfs inode's number): reading it
+ * costs half as much as following the link to the namespace's inode.
+ */
+static unsigned long long ns_ino(int dirfd, int i)
+{
+	char path[16] = "ns/", link[64];
+	const char *s;
+	unsigned long long ino;
+	ssize_t n;
+
+	strcpy(path + 3, pfk_ns_names[i]);
+	n = readlinkat(dirfd, path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	s = strchr(link, '[');
+	if (!s || !(s = stat_field(s + 1, &ino)) || *s != ']')
+		return 0;
+	return ino;
+}
+
 /* The inode of each ns/<name> link below dirfd; 0 where unreadable. */
 int pfk_read_ns(int dirfd, unsigned long long ino[PFK_NS_COUNT])
 {
 	int found = 0;
 
 	for (int i = 0; i < PFK_NS_COUNT; i++) {
-		char path[16];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
-		ino[i] = fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0;
+		ino[i] = ns_ino(dirfd, i);
 		found += ino[i] != 0;
 	}
 	return found ? 0 : -1;
@@ -431,31 +480,32 @@ static ssize_t read_small_at(struct pfk_scan *scan, int dirfd,
 }
 
 /*
- * One decimal field of stat, as strtoull() reads it there (blanks, an
- * optional sign, digits; a negative one wraps) at a fraction of its
- * cost: the scan parses twenty of these per process.  Where it ends, or
- * NULL for no digits or an overflow.
+ * -H for a signal from 1 to 31: stat's sigcatch (field 34) has its bit,
+ * as status's SigCgt does (the kernel fills both with one function,
+ * collect_sigign_sigcatch()), and stat is read anyway; status costs some
+ * ten times as much to read.  stat masks the field to signals 1-31.
  */
-static const char *stat_field(const char *s, unsigned long long *out)
+static bool handler_in_stat(const struct pfk_filter *flt)
 {
-	unsigned long long v = 0;
-	bool neg;
+	return flt->handler_sig > 0 && flt->handler_sig <= PFK_STAT_SIGS;
+}
 
-	while (*s == ' ')
-		s++;
-	neg = *s == '-';
-	s += neg || *s == '+';
-	if (*s < '0' || *s > '9')
-		return NULL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned int d = *s - '0';
+/*
+ * -U, -G of processes with ids_by_pidfd: the ids come from a pidfd
+ * (cred_ahead()), unless status is read anyway, for -H.
+ */
+static bool cred_by_pidfd(const struct pfk_filter *flt)
+{
+	return flt->ids_by_pidfd && !flt->threads &&
+	       (flt->ruid.n || flt->rgid.n) &&
+	       !(flt->handler_sig && !handler_in_stat(flt));
+}
 
-		if (v > (~0ULL - d) / 10)
-			return NULL;
-		v = v * 10 + d;
-	}
-	*out = neg ? -v : v;
-	return s;
+/* -U, -G without a pidfd, or -H of a signal stat does not show. */
+static bool status_needed(const struct pfk_filter *flt)
+{
+	return ((flt->ruid.n || flt->rgid.n) && !cred_by_pidfd(flt)) ||
+	       (flt->handler_sig && !handler_in_stat(flt));
 }
 
 static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
@@ -508,6 +558,15 @@ static int read_stat(struct pfk_scan *scan, int dirfd, struct pfk_proc *p,
 			goto bad;
 	if (scan)
 		scan->nthreads = f[17];
+	/* Fields 23..34: vsize ... sigignore, then sigcatch. */
+	if (scan && handler_in_stat(scan->flt)) {
+		unsigned long long v = 0;
+
+		for (i = 23; i <= 34; i++)
+			if (!(s = stat_field(s, &v)))
+				goto bad;
+		scan->sigcatch = v;
+	}
 	if (ppid)
 		*ppid = f[1];
 	p->pgrp = f[2];
@@ -530,6 +589,26 @@ int pfk_read_stat(int dirfd, struct pfk_proc *p, pid_t *ppid, pid_t *session,
 		  unsigned long *tty)
 {
 	return read_stat(NULL, dirfd, p, ppid, session, tty);
+}
+
+/*
+ * Our status there lists our pid in each pid namespace from that
+ * procfs's down to our own (NSpid, Linux 4.1): one number if the two
+ * are the same.  In the procfs of a namespace we are not in, there is
+ * no "self" to read.
+ */
+bool pfk_procfs_is_ours(int proc_fd)
+{
+	char status[4096];
+	const char *s;
+
+	if (read_small_at(NULL, proc_fd, "self/status", status,
+			  sizeof(status)) <= 0 ||
+	    !(s = strstr(status, "\nNSpid:\t")))
+		return false;
+	for (s += 8; *s >= '0' && *s <= '9'; s++)
+		;
+	return *s == '\n';
 }
 
 /* "Uid:\treal\teffective..." -> the first two numbers after key. */
@@ -747,22 +826,15 @@ static int env_match(struct pfk_scan *scan, int dirfd)
 
 /*
  * Only the namespaces --nslist names (six by default, not eight): each
- * is a path lookup and a stat, most of what --ns costs per process.  The
- * first that differs decides.
+ * is a readlink, most of what --ns costs per process.  The first that
+ * differs decides.
  */
 static bool ns_match(const struct pfk_filter *flt, int dirfd)
 {
-	for (int i = 0; i < PFK_NS_COUNT; i++) {
-		char path[16];
-		struct stat st;
-
-		if (!(flt->ns_mask & (1u << i)))
-			continue;
-		snprintf(path, sizeof(path), "ns/%s", pfk_ns_names[i]);
-		if ((fstatat(dirfd, path, &st, 0) == 0 ? st.st_ino : 0) !=
-		    flt->ns_ref[i])
+	for (int i = 0; i < PFK_NS_COUNT; i++)
+		if ((flt->ns_mask & (1u << i)) &&
+		    ns_ino(dirfd, i) != flt->ns_ref[i])
 			return false;
-	}
 	return true;
 }
 
@@ -802,6 +874,91 @@ static bool older_match(const struct pfk_scan *scan, const struct pfk_proc *p)
 }
 
 /*
+ * -U and -G with ids_by_pidfd: the ids from ioctl(PIDFD_GET_INFO), at
+ * less than half of what status costs (the kernel makes all of its text
+ * for the two lines we read).  A pidfd is opened by number, so this
+ * comes before the candidate's first file is read: that read succeeds
+ * only if the candidate has not been reaped by then, so the number was
+ * still its own when the pidfd was opened (as signal.c's open_pidfd(),
+ * the other way round).  0, or -1 with errno as match_dir().
+ */
+static int cred_ahead(struct pfk_scan *scan, pid_t pid, struct pfk_cred *c)
+{
+	int fd = pfk_pidfd_open(pid), r, e;
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && scan->npend) {
+		flush_pending(scan);
+		fd = pfk_pidfd_open(pid);
+	}
+	if (fd < 0) {
+		/* The number is a thread's now: the candidate is gone. */
+		if (errno == EINVAL)
+			errno = ESRCH;
+		return -1;
+	}
+	r = pfk_pidfd_cred(fd, c);
+	e = errno;
+	close_file(scan, fd);
+	errno = e;
+	return r;
+}
+
+/*
+ * -u, -U, -G, and -H of a signal that stat does not show.  ahead: the
+ * ids cred_ahead() read, or NULL.  1 match, 0 not, -1 (errno) as
+ * match_dir().
+ */
+static int ids_match(struct pfk_scan *scan, int dirfd,
+		     const struct pfk_cred *ahead)
+{
+	const struct pfk_filter *flt = scan->flt;
+	char status[4096];
+	unsigned long egid;
+	struct pfk_cred c;
+	const char *cgt;
+
+	status[0] = '\0';
+	if (ahead) {
+		c = *ahead;
+	} else if (!status_needed(flt)) {
+		/*
+		 * -u alone: a /proc/<pid> directory (and a task's) is owned
+		 * by the effective uid and gid of its task, whatever its
+		 * dumpable state (task_dump_owner(): the rule for
+		 * world-readable directories, kept for procps, which read
+		 * the euid so), mapped into our user namespace as status
+		 * maps it.  fstat() costs a tenth of reading status.
+		 */
+		struct stat st;
+
+		if (dirfd == BY_PATH)
+			st.st_uid = scan->pre_euid;
+		else if (fstat(dirfd, &st) < 0)
+			return -1;
+		return pfk_ids_has(&flt->euid, st.st_uid);
+	} else {
+		if (read_small_at(scan, dirfd, "status", status,
+				  sizeof(status)) < 0)
+			return -1;
+		if (status_ids(status, "\nUid:", &c.ruid, &c.euid) < 0 ||
+		    status_ids(status, "\nGid:", &c.rgid, &egid) < 0) {
+			errno = EPROTO;
+			return -1;
+		}
+	}
+	if ((flt->euid.n && !pfk_ids_has(&flt->euid, c.euid)) ||
+	    (flt->ruid.n && !pfk_ids_has(&flt->ruid, c.ruid)) ||
+	    (flt->rgid.n && !pfk_ids_has(&flt->rgid, c.rgid)))
+		return 0;
+	if (!flt->handler_sig || handler_in_stat(flt))
+		return 1;
+	/* -H of a real-time signal: status was read (no ids ahead). */
+	cgt = strstr(status, "\nSigCgt:");
+	return cgt && flt->handler_sig <= 64 &&
+	       (strtoull(cgt + 8, NULL, 16) >> (flt->handler_sig - 1) & 1);
+}
+
+/*
  * Decide about one open directory.  1: match (p filled in), 0: no match,
  * -1 with errno: the process went away while we looked (treated as no
  * match), or with pfk_resource_error(errno) it could not be looked at.
@@ -813,6 +970,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	pid_t ppid = 0, session = 0;
 	const char *text = NULL;
 	bool m = true, argv_matched = false, have_stat = scan->pre_valid;
+	struct pfk_cred cred;
 	int r;
 
 	if (have_stat) {
@@ -829,6 +987,9 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		tty = scan->pre_tty;
 	}
 
+	/* By number: before any file of the candidate is read. */
+	if (cred_by_pidfd(flt) && cred_ahead(scan, p->pid, &cred) < 0)
+		return -1;
 	/*
 	 * -f: the pattern usually rules out most processes, and for them
 	 * the command line alone decides, so their stat (a third of the
@@ -872,47 +1033,21 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 		m = false;
 	if (m && flt->older && !older_match(scan, p))
 		m = false;
-	/*
-	 * -u alone: a /proc/<pid> directory (and a task's) is owned by the
-	 * effective uid and gid of its task, whatever its dumpable state
-	 * (task_dump_owner(): the rule for world-readable directories,
-	 * kept for procps, which read the euid so), mapped into our user
-	 * namespace as status maps it.  fstat() costs a tenth of reading
-	 * status.
-	 */
-	if (m && flt->euid.n && !flt->ruid.n && !flt->rgid.n &&
-	    !flt->handler_sig) {
-		struct stat st;
-
-		if (dirfd == BY_PATH)
-			st.st_uid = scan->pre_euid;
-		else if (fstat(dirfd, &st) < 0)
+	/* The name is stat's: rule a candidate out before reading more. */
+	if (m && flt->has_pattern && !flt->full) {
+		text = pfk_proc_name(p);
+		m = regexec(&flt->pattern, text, 0, NULL, 0) == 0;
+	}
+	if (m && handler_in_stat(flt) &&
+	    !(scan->sigcatch & 1ULL << (flt->handler_sig - 1)))
+		m = false;
+	if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
+		  status_needed(flt)) &&
+	    (r = ids_match(scan, dirfd,
+			   cred_by_pidfd(flt) ? &cred : NULL)) <= 0) {
+		if (r < 0)
 			return -1;
-		m = pfk_ids_has(&flt->euid, st.st_uid);
-	} else if (m && (flt->euid.n || flt->ruid.n || flt->rgid.n ||
-			 flt->handler_sig)) {
-		char status[4096];
-		unsigned long ruid, euid, rgid, egid;
-		const char *cgt;
-
-		if (read_small_at(scan, dirfd, "status", status,
-				  sizeof(status)) < 0)
-			return -1;
-		if (status_ids(status, "\nUid:", &ruid, &euid) < 0 ||
-		    status_ids(status, "\nGid:", &rgid, &egid) < 0) {
-			errno = EPROTO;
-			return -1;
-		}
-		if ((flt->euid.n && !pfk_ids_has(&flt->euid, euid)) ||
-		    (flt->ruid.n && !pfk_ids_has(&flt->ruid, ruid)) ||
-		    (flt->rgid.n && !pfk_ids_has(&flt->rgid, rgid)))
-			m = false;
-		cgt = strstr(status, "\nSigCgt:");
-		if (m && flt->handler_sig &&
-		    (!cgt || flt->handler_sig > 64 ||
-		     !(strtoull(cgt + 8, NULL, 16) &
-		       (1ULL << (flt->handler_sig - 1)))))
-			m = false;
+		m = false;
 	}
 	if (m && flt->ns_given && !ns_match(flt, dirfd))
 		m = false;
@@ -926,14 +1061,10 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			return -1;
 		m = false;
 	}
-	if (m && flt->has_pattern && !argv_matched) {
-		if (flt->full) {
-			text = full_text(scan, dirfd, p);
-			if (!text)
-				return -1;
-		} else {
-			text = pfk_proc_name(p);
-		}
+	if (m && flt->has_pattern && flt->full && !argv_matched) {
+		text = full_text(scan, dirfd, p);
+		if (!text)
+			return -1;
 		m = regexec(&flt->pattern, text, 0, NULL, 0) == 0;
 	}
 	if (flt->negate)
@@ -985,18 +1116,19 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
  * by_path) opens /proc/<pid>/stat and /proc/<pid>/cmdline by path, with
  * no directory fd: one file fewer per process.  They are still one
  * process's.  The first file opened holds that process (cmdline when
- * it is read at all, else stat), and every other lookup by path comes
- * before that file is read (or, if one had to come later, the file is
- * read again after it).  Reading a /proc/<pid> file fails (ESRCH) once
- * its process has been reaped, and only a reaped process's PID can go to
- * another: so a successful read says that each lookup by path before it
- * found the same process.  The same as match_dir().
+ * it is read at all, else stat), and every other lookup by path (or by
+ * number: -U and -G's pidfd) comes before that file is read (or, if one
+ * had to come later, the file is read again after it).  Reading a
+ * /proc/<pid> file fails (ESRCH) once its process has been reaped, and
+ * only a reaped process's PID can go to another: so a successful read
+ * says that each lookup by path before it found the same process.  The
+ * same as match_dir().
  */
 static int match_path(struct pfk_scan *scan, struct pfk_proc *p)
 {
 	const struct pfk_filter *flt = scan->flt;
-	bool euid_only = flt->euid.n && !flt->ruid.n && !flt->rgid.n &&
-			 !flt->handler_sig;
+	bool euid_only = flt->euid.n && !status_needed(flt) &&
+			 !cred_by_pidfd(flt);
 	char path[40];
 	int r = -1, e;
 

@@ -63,6 +63,7 @@ struct pfk_pidfd_info {
 	int32_t exit_code;		/* wait(2) status, with PFK_INFO_EXIT */
 };
 
+#define PFK_INFO_CREDS		(1ULL << 1)	/* PIDFD_INFO_CREDS */
 #define PFK_INFO_EXIT		(1ULL << 3)	/* PIDFD_INFO_EXIT, 6.15 */
 #define PFK_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct pfk_pidfd_info)
 
@@ -275,6 +276,27 @@ static int open_group_leader(struct pfk_proc *p)
 		return -1;
 	}
 	x->group_fd = fd;
+	return 0;
+}
+
+int pfk_pidfd_open(pid_t pid)
+{
+	return sys_pidfd_open(pid, 0);
+}
+
+int pfk_pidfd_cred(int pidfd, struct pfk_cred *c)
+{
+	struct pfk_pidfd_info info = { .mask = PFK_INFO_CREDS };
+
+	if (ioctl(pidfd, PFK_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	if (!(info.mask & PFK_INFO_CREDS)) {
+		errno = ENODATA;
+		return -1;
+	}
+	c->ruid = info.ruid;
+	c->euid = info.euid;
+	c->rgid = info.rgid;
 	return 0;
 }
 

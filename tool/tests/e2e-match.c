@@ -118,6 +118,40 @@ int t_e2e_pgrp_session(void)
 	return PASS;
 }
 
+static char users_name[16];
+static pid_t users_pid;
+
+/* -U where /proc is the parent pid namespace's (see t_e2e_users()). */
+static int users_from_child_pidns(void)
+{
+	struct run r;
+
+	CHECK(pfgrep(&r, "-U", "1000", "-x", users_name, NULL) == 0);
+	CHECK(lists_pid(r.out, users_pid) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-G", "0", "-x", users_name, NULL) == 1);
+	return PASS;
+}
+
+/* fn in a child of ours that is in a pid namespace of its own. */
+static int in_child_pidns(int (*fn)(void))
+{
+	pid_t pid = fork(), child;
+	int st;
+
+	if (pid == 0) {
+		if (unshare(CLONE_NEWPID) < 0)
+			_exit(SKIP);
+		child = fork();
+		if (child == 0)
+			_exit(fn());
+		_exit(child > 0 && waitpid(child, &st, 0) == child &&
+		      WIFEXITED(st) ? WEXITSTATUS(st) : FAIL);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return FAIL;
+	return WEXITSTATUS(st);
+}
+
 int t_e2e_users(void)
 {
 	/* real uid 1000 / effective 0; real gid 1000 */
@@ -141,9 +175,102 @@ int t_e2e_users(void)
 	CHECK(pfgrep(&r, "-U", "5,1000", "-x", name, NULL) == 0);
 	CHECK(pfgrep(&r, "-G", "1000", "-x", name, NULL) == 0 && lists_pid(r.out, h));
 	CHECK(pfgrep(&r, "-G", "0", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-u", "0", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, h) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-u", "1000", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-U", "1000", "-w", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, h) && lines(r.out) == 1);
+	/*
+	 * -U reads the ids through a pidfd opened by the number /proc
+	 * shows: not where /proc is another pid namespace's, whose numbers
+	 * pidfd_open() does not take.  There it reads status.
+	 */
+	memcpy(users_name, name, sizeof(name));
+	users_pid = h;
+	CHECK(in_child_pidns(users_from_child_pidns) == PASS);
 	CHECK(pfkill(&r, "-USR1", "-U", "1000", "-x", name, NULL) == 0);
 	CHECK(pending(h, SIGUSR1));
 	reap(h);
+	return PASS;
+}
+
+/*
+ * -H: a process matches if it has a handler for the signal, as SigCgt
+ * shows; signals up to 31 are read from stat's sigcatch, higher ones
+ * from status.  Listing by path, with -f and -w (stat read another way),
+ * and kill mode each take their own path to it.
+ */
+int t_e2e_handler(void)
+{
+	struct helper_opts usr1 = { .ruid = -1, .euid = -1, .rgid = -1,
+				    .catch_sig = SIGUSR1 };
+	struct helper_opts rt = usr1, none = usr1;
+	char name[16], rtsig[16];
+	struct run r;
+	pid_t a, b, c;
+
+	rt.catch_sig = SIGRTMIN + 3;
+	none.catch_sig = 0;
+	itoa_buf(rtsig, SIGRTMIN + 3);
+	unique_name(name, "hd");
+	a = spawn(name, &usr1);
+	b = spawn(name, &rt);
+	c = spawn(name, &none);
+	CHECK(a > 0 && b > 0 && c > 0);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", rtsig, "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, b) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR2", "-x", name, NULL) == 1);
+	CHECK(pfgrep(&r, "-H", "-x", name, NULL) == 1);	/* TERM */
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-f", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-w", "-x", name,
+		     NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "-H", "--signal", "USR1", "-v", "-x", name,
+		     NULL) == 0);
+	CHECK(!lists_pid(r.out, a) && lists_pid(r.out, b) &&
+	      lists_pid(r.out, c));
+	CHECK(pfkill(&r, "-USR1", "-H", "-x", name, NULL) == 0);
+	CHECK(pending(a, SIGUSR1) && nothing_pending(b) && nothing_pending(c));
+	reap(a);
+	reap(b);
+	reap(c);
+	return PASS;
+}
+
+/*
+ * --ns: the namespaces of the reference, as its ns/ links name them; a
+ * process in a uts namespace of its own matches unless uts is compared
+ * (it is not by default, as in procps).
+ */
+int t_e2e_namespaces(void)
+{
+	struct helper_opts own = { .ruid = -1, .euid = -1, .rgid = -1,
+				   .unshare = CLONE_NEWUTS };
+	char name[16], me[16], ids[16];
+	struct run r;
+	pid_t a, b;
+
+	SKIP_IF(geteuid() != 0, "needs root for a uts namespace");
+	unique_name(name, "ns");
+	itoa_buf(me, getpid());
+	a = spawn_simple(name);
+	b = spawn(name, &own);
+	CHECK(a > 0 && b > 0);
+	CHECK(pfgrep(&r, "--ns", me, "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lists_pid(r.out, b) && lines(r.out) == 2);
+	CHECK(pfgrep(&r, "--ns", me, "--nslist", "uts", "-x", name, NULL) == 0);
+	CHECK(lists_pid(r.out, a) && lines(r.out) == 1);
+	CHECK(pfgrep(&r, "--ns", itoa_buf(ids, b), "--nslist", "uts,net", "-x",
+		     name, NULL) == 0);
+	CHECK(lists_pid(r.out, b) && lines(r.out) == 1);
+	CHECK(pfkill(&r, "-USR1", "--ns", me, "--nslist", "uts", "-x", name,
+		     NULL) == 0);
+	CHECK(pending(a, SIGUSR1) && nothing_pending(b));
+	reap(a);
+	reap(b);
 	return PASS;
 }
 

@@ -48,6 +48,8 @@ static const struct {
 	{ "e2e_pgrp_session", t_e2e_pgrp_session },
 	{ "e2e_users_groups", t_e2e_users },
 	{ "e2e_terminal", t_e2e_terminal },
+	{ "e2e_handler", t_e2e_handler },
+	{ "e2e_namespaces", t_e2e_namespaces },
 	{ "e2e_newest_oldest", t_e2e_newest_oldest },
 	{ "e2e_negate_list", t_e2e_negate_list },
 	{ "e2e_negate_kill", t_e2e_negate_kill },

@@ -17,6 +17,12 @@ static void exit_on_usr1(int sig)
 	_exit(usr1_code);
 }
 
+/* A handler that does nothing: for -H, whose SigCgt shows it. */
+static void caught(int sig)
+{
+	(void)sig;
+}
+
 static void *helper_thread(void *arg)
 {
 	(void)arg;
@@ -69,6 +75,8 @@ int helper_main(char **argv)
 		usr1_code = atoi(mode + 4);
 		signal(SIGUSR1, exit_on_usr1);
 	}
+	if (strstr(mode, ",catch=") && atoi(strstr(mode, ",catch=") + 7) > 0)
+		signal(atoi(strstr(mode, ",catch=") + 7), caught);
 
 	prctl(PR_SET_NAME, name);
 	for (int i = 1; i <= threads; i++) {
@@ -100,7 +108,7 @@ pid_t spawn(const char *name, const struct helper_opts *o)
 {
 	static const struct helper_opts none = { .ruid = -1, .euid = -1,
 						 .rgid = -1 };
-	char a[11][32];
+	char a[11][48];
 	int pipefd[2];
 	pid_t pid;
 	char c;
@@ -114,23 +122,24 @@ pid_t spawn(const char *name, const struct helper_opts *o)
 		return -1;
 	if (pid == 0) {
 		close(pipefd[0]);
-		snprintf(a[0], 32, "%s", name);
-		snprintf(a[1], 32, "%d", pipefd[1]);
-		snprintf(a[2], 32, "%d", o->threads);
-		snprintf(a[3], 32, "%d", o->new_pgrp);
-		snprintf(a[4], 32, "%d", (int)o->join_pgrp);
-		snprintf(a[5], 32, "%d", o->new_session);
-		snprintf(a[6], 32, "%s", o->tty ? o->tty : "-");
-		snprintf(a[7], 32, "%ld", o->ruid);
-		snprintf(a[8], 32, "%ld", o->euid);
-		snprintf(a[9], 32, "%ld", o->rgid);
+		snprintf(a[0], 48, "%s", name);
+		snprintf(a[1], 48, "%d", pipefd[1]);
+		snprintf(a[2], 48, "%d", o->threads);
+		snprintf(a[3], 48, "%d", o->new_pgrp);
+		snprintf(a[4], 48, "%d", (int)o->join_pgrp);
+		snprintf(a[5], 48, "%d", o->new_session);
+		snprintf(a[6], 48, "%s", o->tty ? o->tty : "-");
+		snprintf(a[7], 48, "%ld", o->ruid);
+		snprintf(a[8], 48, "%ld", o->euid);
+		snprintf(a[9], 48, "%ld", o->rgid);
 		if (o->exit_on_usr1 > 0)
-			snprintf(a[10], 32, "exit%d,unshare=%x",
-				 o->exit_on_usr1, o->unshare);
+			snprintf(a[10], 48, "exit%d,unshare=%x,catch=%d",
+				 o->exit_on_usr1, o->unshare, o->catch_sig);
 		else
-			snprintf(a[10], 32, "%s,unshare=%x", o->mortal ?
-				 "mortal" : o->ignore_term ? "ignterm" : "block",
-				 o->unshare);
+			snprintf(a[10], 48, "%s,unshare=%x,catch=%d",
+				 o->mortal ? "mortal" :
+				 o->ignore_term ? "ignterm" : "block",
+				 o->unshare, o->catch_sig);
 		char *av[20] = { (char *)(o->argv0 ? o->argv0 : "pfkill-tests"),
 				 "--helper" };
 		int n = 2;

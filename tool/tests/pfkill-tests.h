@@ -81,6 +81,7 @@ struct helper_opts {
 	bool mortal;		/* default signal actions: dies on TERM */
 	bool ignore_term;	/* SIGTERM ignored, everything else default */
 	int exit_on_usr1;	/* > 0: SIGUSR1 makes it _exit() with this */
+	int catch_sig;		/* > 0: a handler for it, doing nothing */
 	int unshare;		/* unshare() flags: new namespaces */
 	const char *argv0;	/* argv[0] to exec with (default pfkill-tests) */
 	const char *extra[4];	/* more arguments after the helper's own */
@@ -179,6 +180,8 @@ int t_e2e_parent(void);
 int t_e2e_pgrp_session(void);
 int t_e2e_users(void);
 int t_e2e_terminal(void);
+int t_e2e_handler(void);
+int t_e2e_namespaces(void);
 int t_e2e_newest_oldest(void);
 int t_e2e_negate_list(void);
 int t_e2e_negate_kill(void);
