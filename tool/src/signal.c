@@ -284,16 +284,26 @@ int pfk_pidfd_open(pid_t pid)
 	return sys_pidfd_open(pid, 0);
 }
 
-int pfk_pidfd_cred(int pidfd, struct pfk_cred *c)
+/* PIDFD_GET_INFO asking for @want; ENODATA when the answer lacks it. */
+static int pidfd_info(int pidfd, struct pfk_pidfd_info *info, uint64_t want)
 {
-	struct pfk_pidfd_info info = { .mask = PFK_INFO_CREDS };
-
-	if (ioctl(pidfd, PFK_PIDFD_GET_INFO, &info) < 0)
+	memset(info, 0, sizeof(*info));
+	info->mask = want;
+	if (ioctl(pidfd, PFK_PIDFD_GET_INFO, info) < 0)
 		return -1;
-	if (!(info.mask & PFK_INFO_CREDS)) {
+	if (!(info->mask & want)) {
 		errno = ENODATA;
 		return -1;
 	}
+	return 0;
+}
+
+int pfk_pidfd_cred(int pidfd, struct pfk_cred *c)
+{
+	struct pfk_pidfd_info info;
+
+	if (pidfd_info(pidfd, &info, PFK_INFO_CREDS) < 0)
+		return -1;
 	c->ruid = info.ruid;
 	c->euid = info.euid;
 	c->rgid = info.rgid;
@@ -399,14 +409,10 @@ enum pfk_result pfk_signal_info(struct pfk_proc *p, int sig, siginfo_t *info,
 
 int pfk_pidfd_status(int pidfd, int *status)
 {
-	struct pfk_pidfd_info info = { .mask = PFK_INFO_EXIT };
+	struct pfk_pidfd_info info;
 
-	if (ioctl(pidfd, PFK_PIDFD_GET_INFO, &info) < 0)
+	if (pidfd_info(pidfd, &info, PFK_INFO_EXIT) < 0)
 		return -1;
-	if (!(info.mask & PFK_INFO_EXIT)) {
-		errno = ENODATA;
-		return -1;
-	}
 	*status = info.exit_code;
 	return 0;
 }
