@@ -9,6 +9,11 @@
 #   scripts/system.sh                 the default list below, then the comparisons
 #   scripts/system.sh patched612      one kernel (make system KERNEL=patched612)
 #   scripts/system.sh patched stock   these; a pair compares its walkers
+#   scripts/system.sh --compare A B   no boot: A's plan against B's, as
+#                                     pidfs and verdict lines, from the
+#                                     runs in the cache (stock-forky
+#                                     upstream73: a kernel without pidfs
+#                                     against the reference)
 # Names: patched, stock (Debian 12); patched612, upstream (Debian 13):
 # each base's BASE_SYSTEM and BASE_RELEASE (scripts/base/); and
 # patched-trixie, stock-trixie: Debian 13 on the same two 6.1 kernels
@@ -34,6 +39,12 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+compare_only=0
+if [ "${1:-}" = --compare ]; then
+	[ $# = 3 ] || die "usage: scripts/system.sh --compare A B"
+	compare_only=1
+	shift
+fi
 kernels=()
 # Every base's, in its table's order (upstream before patched612: a cold
 # system-patched612 starts from its build).
@@ -296,6 +307,13 @@ release_reference() {
 }
 
 files=()
+if [ $compare_only = 1 ]; then
+	a=${kernels[0]} b=${kernels[1]}
+	compare pidfs pidfs "$a" "$b" "-$a-vs-$b-pidfs"
+	compare plan verdict "$a" "$b" "-$a-vs-$b-plan"
+	verdicts "${files[@]}"
+	exit
+fi
 for k in "${kernels[@]}"; do
 	run_kernel "$k"
 	files+=("$CACHE/out/system-$k/system.verdict")
