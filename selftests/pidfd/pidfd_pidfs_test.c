@@ -5,8 +5,9 @@
  * the whole boot, and it opens the namespaces of its process
  * (PIDFD_GET_*_NAMESPACE, v6.11). Upstream 6.12 has all of it natively;
  * FS_IOC_GETVERSION (v6.14) and the ENOTTY of requests that are not
- * ours whatever their argument (upstream after 6.12) come with
- * PIDFD_GET_INFO (v6.13) in both series and are probed by it.
+ * ours whatever their argument (upstream after 6.12), the VFS's requests
+ * for regular files included (6.16), come with PIDFD_GET_INFO (v6.13)
+ * in both series and are probed by it.
  */
 
 #include "pidfd_handle.h"
@@ -536,6 +537,44 @@ TEST(namespace_ioctl_refusals)
 	EXPECT_EQ(ioctl(pidfd, PIDFD_GET_UTS_NAMESPACE, 0), -1);
 	EXPECT_EQ(errno, ESRCH);
 	close(zombie_fd);
+	close(pidfd);
+}
+
+#ifndef FIBMAP
+#define FIBMAP _IO(0x00, 1)
+#endif
+
+/*
+ * The VFS's own requests for regular files are not a pidfd's either,
+ * though a pidfs inode is S_IFREG inside the kernel: since upstream 6.16
+ * (S_ANON_INODE) they reach the pidfd's ioctl, which refuses them with
+ * ENOTTY. Upstream 6.12 answers them as for a file of size 0.
+ */
+TEST(generic_file_ioctls_are_enotty)
+{
+	static const struct {
+		unsigned long req;
+		const char *name;
+	} reqs[] = {
+		{ FIONREAD, "FIONREAD" },
+		{ FIOQSIZE, "FIOQSIZE" },
+		{ FIBMAP, "FIBMAP" },
+	};
+	long long arg;
+	unsigned int i;
+	int pidfd;
+
+	if (!have_get_info())
+		SKIP(return, "upstream 6.12: answered as for a regular file");
+	pidfd = sys_pidfd_open(getpid(), 0);
+	ASSERT_GE(pidfd, 0);
+	for (i = 0; i < ARRAY_SIZE(reqs); i++) {
+		arg = 0;
+		errno = 0;
+		EXPECT_EQ(ioctl(pidfd, reqs[i].req, &arg), -1)
+			TH_LOG("%s succeeded", reqs[i].name);
+		EXPECT_EQ(errno, ENOTTY) TH_LOG("%s: errno %d", reqs[i].name, errno);
+	}
 	close(pidfd);
 }
 
