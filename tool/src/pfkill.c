@@ -1496,22 +1496,18 @@ static bool long_name_pattern(const char *p)
 	return p && strlen(p) > 15 && !strpbrk(p, "|[");
 }
 
-static int run(struct pfkill_ctl *ctl)
+/*
+ * Each batch as the scan hands it out, up to max handles: listed, waited
+ * for or signaled before the next.  The last pfk_scan_next() result.
+ */
+static ssize_t scan_batches(struct pfkill_ctl *ctl, struct pfk_scan *scan,
+			    size_t max)
 {
-	size_t max = batch_size(ctl);
-	struct pfk_proc *procs;
-	struct pfk_scan *scan;
-	size_t unexamined;
+	struct pfk_proc *procs = calloc(max, sizeof(*procs));
 	ssize_t n;
-	int why;
 
-	procs = calloc(max, sizeof(*procs));
 	if (!procs)
 		err(EXIT_FATAL, "out of memory");
-	scan = pfk_scan_open(&ctl->filter);
-	if (!scan)
-		err(EXIT_FATAL, "cannot read /proc");
-
 	while ((n = pfk_scan_next(scan, procs, max)) > 0) {
 		ctl->matched += n;
 		if (ctl->mode == MODE_LIST)
@@ -1525,12 +1521,120 @@ static int run(struct pfkill_ctl *ctl)
 			kill_batch(ctl, procs, n);
 		pfk_scan_release(scan, procs, n);
 	}
+	free(procs);
+	return n;
+}
+
+/*
+ * Kill mode without -e, --json, --wait, -m, --scope, -w or --format
+ * pid:inode needs nothing of a match, once the scan has taken it, but
+ * its handle, and its pid for a warning.  It keeps those 8 bytes, not
+ * the 64 of a record, until the scan is done and then signals them all,
+ * as pkill does (issue 48: peak RSS at thousands of matches).
+ */
+struct held_match {
+	int dirfd;
+	pid_t pid;
+};
+
+static bool holds_handles_only(const struct pfkill_ctl *ctl)
+{
+	const struct pfk_filter *f = &ctl->filter;
+
+	return ctl->mode == MODE_KILL && !ctl->echo && !ctl->json &&
+	       !ctl->wait && !ctl->mrelease &&
+	       ctl->scope == PFK_SCOPE_PROCESS && !f->threads && !f->want_ino;
+}
+
+/* Signal the n held matches, as records again, chunk at a time. */
+static void kill_held(struct pfkill_ctl *ctl, struct pfk_scan *scan,
+		      const struct held_match *held, size_t n,
+		      struct pfk_proc *procs, size_t chunk)
+{
+	for (size_t i = 0; i < n; ) {
+		size_t k;
+
+		for (k = 0; k < chunk && i < n; k++, i++)
+			procs[k] = (struct pfk_proc){
+				.dirfd = held[i].dirfd, .pidfd = -1,
+				.tgid_fd = -1, .pid = held[i].pid,
+				.tgid = held[i].pid, .result = PFK_MATCHED,
+			};
+		kill_batch(ctl, procs, k);
+		pfk_scan_release(scan, procs, k);
+	}
+}
+
+/* Records in use at once while the scan runs, or while signaling. */
+#define HELD_CHUNK 256
+
+/*
+ * Plain kill mode: the scan's batches go into a small array of records,
+ * and what signaling needs of each match into held[].  Up to max handles
+ * are held (then, or when the scan runs short of fds, they are signaled
+ * before it goes on, as scan_batches() does with a batch).  The last
+ * pfk_scan_next() result.
+ */
+static ssize_t scan_held(struct pfkill_ctl *ctl, struct pfk_scan *scan,
+			 size_t max)
+{
+	size_t chunk = max < HELD_CHUNK ? max : HELD_CHUNK, nheld = 0;
+	struct held_match *held = malloc(max * sizeof(*held));
+	struct pfk_proc *procs = calloc(chunk, sizeof(*procs));
+	ssize_t n = 0;
+
+	if (!held || !procs)
+		err(EXIT_FATAL, "out of memory");
+	while (!pfk_scan_done(scan)) {
+		size_t want = chunk < max - nheld ? chunk : max - nheld;
+
+		n = pfk_scan_next(scan, procs, want);
+		if (n < 0)
+			break;
+		ctl->matched += n;
+		for (ssize_t i = 0; i < n; i++) {
+			held[nheld++] = (struct held_match){ procs[i].dirfd,
+							     procs[i].pid };
+			procs[i].dirfd = -1;
+		}
+		pfk_scan_release(scan, procs, n);
+		pfk_scan_hold(scan, nheld);
+		/* Room for no more, or a batch cut short: out of fds. */
+		if (!pfk_scan_done(scan) && nheld < max && (size_t)n == want)
+			continue;
+		if (!pfk_scan_done(scan))
+			pfk_scan_settle(scan);	/* the snapshot: see pfk.h */
+		kill_held(ctl, scan, held, nheld, procs, chunk);
+		nheld = 0;
+		pfk_scan_hold(scan, 0);
+	}
+	/* A walk that failed midway: what it found is signaled, as there. */
+	kill_held(ctl, scan, held, nheld, procs, chunk);
+	free(procs);
+	free(held);
+	return n;
+}
+
+static int run(struct pfkill_ctl *ctl)
+{
+	size_t max = batch_size(ctl);
+	struct pfk_scan *scan;
+	size_t unexamined;
+	ssize_t n;
+	int why;
+
+	scan = pfk_scan_open(&ctl->filter);
+	if (!scan)
+		err(EXIT_FATAL, "cannot read /proc");
+	if (holds_handles_only(ctl))
+		n = scan_held(ctl, scan, max);
+	else
+		n = scan_batches(ctl, scan, max);
 	if (n < 0)
 		err(EXIT_FATAL, "reading /proc");
 	ctl->ancestor_hits = pfk_scan_ancestor_hits(scan);
 	unexamined = pfk_scan_unexamined(scan, &why);
 	pfk_scan_close(scan);
-	free(procs);
 
 	if (ctl->printed)
 		putchar('\n');

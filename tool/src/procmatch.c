@@ -47,6 +47,7 @@ struct pfk_scan {
 	size_t npend, pendsz;
 	char cur[16];			/* the candidate next_dir() opened last */
 	bool again;			/* ... to be opened again: out of fds */
+	size_t held;			/* handles the caller holds (pfk_scan_hold) */
 	unsigned int tries;		/* its retries with no batch held */
 	size_t unexamined;		/* candidates given up on (out of fds) */
 	int unexamined_err;
@@ -1496,6 +1497,11 @@ bool pfk_scan_done(const struct pfk_scan *scan)
 	return scan->done;
 }
 
+void pfk_scan_hold(struct pfk_scan *scan, size_t n)
+{
+	scan->held = n;
+}
+
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan)
 {
 	return scan->ancestor_hits;
@@ -1619,16 +1625,19 @@ static bool better(enum pfk_pick pick, const struct pfk_proc *a,
 /*
  * The candidate in scan->cur could not be examined for want of fds or
  * memory (error e).  That says nothing about the process, so it is looked
- * at again: after the caller has released the batch of n, whose handles
- * are what hold the fds (true: return the batch now), or with no batch
- * held at once, once.  Failing that too, it is counted as unexamined.
+ * at again: after the caller has released the batch of n, and what it
+ * still holds of earlier ones, whose handles are what hold the fds (true:
+ * return the batch now), or with nothing held at once, once.  Failing
+ * that too, it is counted as unexamined.
  */
 static bool interrupted(struct pfk_scan *scan, size_t n, int e)
 {
+	bool release = n > 0 || scan->held > 0;
+
 	flush_pending(scan);
-	if (n > 0 || scan->tries++ == 0) {
+	if (release || scan->tries++ == 0) {
 		scan->again = true;
-		return n > 0;
+		return release;
 	}
 	scan->tries = 0;
 	scan->unexamined++;

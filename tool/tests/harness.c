@@ -31,6 +31,7 @@ static const struct {
 	{ "lib_stat_long_name", t_lib_stat_long_name },
 	{ "lib_newest_oldest", t_lib_newest_oldest },
 	{ "lib_signal_step", t_lib_signal_step },
+	{ "lib_scan_hold", t_lib_scan_hold },
 	{ "lib_gone_before_signal", t_lib_gone },
 	{ "lib_pid_reuse_race", t_lib_pid_reuse_race },
 	{ "lib_thread_reuse_race", t_lib_thread_reuse_race },

@@ -160,6 +160,7 @@ int t_lib_stat_odd_name(void);
 int t_lib_stat_long_name(void);
 int t_lib_newest_oldest(void);
 int t_lib_signal_step(void);
+int t_lib_scan_hold(void);
 int t_lib_gone(void);
 int t_lib_pid_reuse_race(void);
 int t_lib_thread_reuse_race(void);
