@@ -356,6 +356,32 @@ static void add_id(struct pfk_ids *ids, unsigned long v)
 		err(EXIT_FATAL, "out of memory");
 }
 
+/*
+ * -g 0, -s 0: our own process group or session, as /proc numbers it (in
+ * our own pid namespace's /proc what getpgrp() and getsid() say; in
+ * another's, /proc's numbers are what a process shows and is matched by).
+ * Where /proc is of a pid namespace we are not in, our group has no
+ * number there: refused, as nothing could be told to be in it.
+ */
+static long own_group(const struct pfkill_ctl *ctl, bool session)
+{
+	struct pfk_proc self = { .x = NULL };
+	pid_t sid;
+	int fd;
+
+	fd = openat(ctl->filter.proc_fd, "self", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		errx(EXIT_FATAL, "%s 0: /proc is of a pid namespace we are "
+		     "not in, where our own %s has no number", session ?
+		     "-s" : "-g", session ? "session" : "process group");
+	if (fd < 0 || pfk_read_stat(fd, &self, NULL, &sid, NULL) < 0)
+		err(EXIT_FATAL, "cannot read /proc/self/stat");
+	pfk_proc_free_extra(&self);
+	close(fd);
+	return session ? sid : self.pgrp;
+}
+
 static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 		    const char *tok, void *dst)
 {
@@ -385,10 +411,8 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 	case L_NUM:
 		if (pfk_parse_long(tok, &n) < 0)
 			bad_usage(msg[kind], tok);
-		if (n == 0 && kind == L_PGRP)
-			n = getpgrp();
-		else if (n == 0 && kind == L_SID)
-			n = getsid(0);
+		if (n == 0 && kind != L_NUM)
+			n = own_group(ctl, kind == L_SID);
 		add_id(dst, (unsigned long)n);
 		return;
 	case L_PID:
@@ -928,6 +952,34 @@ static void require_features(const struct pfkill_ctl *ctl)
 		errx(EXIT_FATAL, "--thread --wait needs PIDFD_THREAD");
 	if (ctl->scope == PFK_SCOPE_PGROUP && !f->signal_flags)
 		errx(EXIT_FATAL, "--scope pgroup needs PIDFD_SIGNAL_PROCESS_GROUP");
+}
+
+/*
+ * pidfd_open() takes a pid of our own pid namespace.  A /proc mounted for
+ * another (a container's seen from the host, or the host's from inside a
+ * container) numbers processes its own way, and a pidfd opened by one of
+ * its numbers would be some other process's, or none.  What needs such a
+ * pidfd is refused there, before anything is read or signaled; the rest
+ * acts through /proc's own handles, which name the process they hold.
+ * (-U and -G read status there instead: see ids_by_pidfd.)
+ */
+static void require_own_pidns(const struct pfkill_ctl *ctl)
+{
+	const char *what = NULL;
+
+	if (ctl->mode == MODE_WAIT)
+		what = "waiting";
+	else if (ctl->wait)
+		what = "--wait";
+	else if (ctl->mrelease)
+		what = "-m";
+	else if (ctl->filter.want_ino)
+		what = "--format pid:inode";
+	else if (ctl->scope == PFK_SCOPE_THREAD && !ctl->feat.taskfd_signal)
+		what = "--thread";
+	if (what && !pfk_procfs_is_ours(ctl->filter.proc_fd))
+		errx(EXIT_FATAL, "%s needs pidfds, which take the pids of our "
+		     "own pid namespace: /proc is another's", what);
 }
 
 /*
@@ -1692,6 +1744,7 @@ int main(int argc, char **argv)
 	pfk_probe_features(&ctl.feat);
 	parse_args(&ctl, argc, argv);
 	require_features(&ctl);
+	require_own_pidns(&ctl);
 
 	ret = run(&ctl);
 	pfk_filter_free(&ctl.filter);

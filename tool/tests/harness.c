@@ -55,6 +55,8 @@ static const struct {
 	{ "e2e_negate_list", t_e2e_negate_list },
 	{ "e2e_negate_kill", t_e2e_negate_kill },
 	{ "e2e_never_self_or_ancestors", t_e2e_never_self_or_ancestors },
+	{ "e2e_proc_of_parent_pidns", t_e2e_proc_of_parent_pidns },
+	{ "e2e_proc_of_child_pidns", t_e2e_proc_of_child_pidns },
 	{ "e2e_wait", t_e2e_wait },
 	{ "e2e_timeout_then", t_e2e_timeout_then },
 	{ "e2e_timeout_alive", t_e2e_timeout_alive },

@@ -220,6 +220,10 @@ int t_e2e_complete_inherited(void);
 int t_e2e_complete_low_limits(void);
 int t_e2e_snapshot_respawn(void);
 
+/* e2e-pidns.c */
+int t_e2e_proc_of_parent_pidns(void);
+int t_e2e_proc_of_child_pidns(void);
+
 /* differential.c */
 int t_differential(void);
 int t_differential_deviations(void);
