@@ -137,10 +137,12 @@ struct pfk_proc_extra {
 
 /*
  * One matched process (or thread), held by its /proc directory fd.  Kill
- * mode holds one of these for every match at once (it signals after the
- * whole scan, as pkill does), so it is kept to 64 bytes: what every
- * match needs inline, the rest behind ->x, NULL for most.  A record must
- * start zeroed but for its fds (-1); pfk_proc_release() frees it.
+ * mode with -e, --json, --wait and the like holds one of these for every
+ * match at once (it signals after the whole scan, as pkill does; plain
+ * kill mode keeps only the fd and the pid), so it is kept to 64 bytes:
+ * what every match needs inline, the rest behind ->x, NULL for most.  A
+ * record must start zeroed but for its fds (-1); pfk_proc_release()
+ * frees it.
  */
 struct pfk_proc {
 	int dirfd;			/* /proc/<pid> or /proc/<tgid>/task/<tid> */
@@ -226,6 +228,14 @@ struct pfk_scan *pfk_scan_open(const struct pfk_filter *flt);
  */
 ssize_t pfk_scan_next(struct pfk_scan *scan, struct pfk_proc *out, size_t max);
 void pfk_scan_close(struct pfk_scan *scan);
+
+/*
+ * The caller still holds n handles of batches it took (kill mode keeps
+ * them until the scan is done).  Out of fds or memory, pfk_scan_next()
+ * then returns even an empty batch, the walk not done, so that the
+ * caller can release those and call again.
+ */
+void pfk_scan_hold(struct pfk_scan *scan, size_t n);
 
 /*
  * Only what existed when the walk began is matched: a process (or

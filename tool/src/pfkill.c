@@ -356,6 +356,32 @@ static void add_id(struct pfk_ids *ids, unsigned long v)
 		err(EXIT_FATAL, "out of memory");
 }
 
+/*
+ * -g 0, -s 0: our own process group or session, as /proc numbers it (in
+ * our own pid namespace's /proc what getpgrp() and getsid() say; in
+ * another's, /proc's numbers are what a process shows and is matched by).
+ * Where /proc is of a pid namespace we are not in, our group has no
+ * number there: refused, as nothing could be told to be in it.
+ */
+static long own_group(const struct pfkill_ctl *ctl, bool session)
+{
+	struct pfk_proc self = { .x = NULL };
+	pid_t sid;
+	int fd;
+
+	fd = openat(ctl->filter.proc_fd, "self", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		errx(EXIT_FATAL, "%s 0: /proc is of a pid namespace we are "
+		     "not in, where our own %s has no number", session ?
+		     "-s" : "-g", session ? "session" : "process group");
+	if (fd < 0 || pfk_read_stat(fd, &self, NULL, &sid, NULL) < 0)
+		err(EXIT_FATAL, "cannot read /proc/self/stat");
+	pfk_proc_free_extra(&self);
+	close(fd);
+	return session ? sid : self.pgrp;
+}
+
 static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 		    const char *tok, void *dst)
 {
@@ -385,10 +411,8 @@ static void convert(struct pfkill_ctl *ctl, enum list_kind kind,
 	case L_NUM:
 		if (pfk_parse_long(tok, &n) < 0)
 			bad_usage(msg[kind], tok);
-		if (n == 0 && kind == L_PGRP)
-			n = getpgrp();
-		else if (n == 0 && kind == L_SID)
-			n = getsid(0);
+		if (n == 0 && kind != L_NUM)
+			n = own_group(ctl, kind == L_SID);
 		add_id(dst, (unsigned long)n);
 		return;
 	case L_PID:
@@ -928,6 +952,34 @@ static void require_features(const struct pfkill_ctl *ctl)
 		errx(EXIT_FATAL, "--thread --wait needs PIDFD_THREAD");
 	if (ctl->scope == PFK_SCOPE_PGROUP && !f->signal_flags)
 		errx(EXIT_FATAL, "--scope pgroup needs PIDFD_SIGNAL_PROCESS_GROUP");
+}
+
+/*
+ * pidfd_open() takes a pid of our own pid namespace.  A /proc mounted for
+ * another (a container's seen from the host, or the host's from inside a
+ * container) numbers processes its own way, and a pidfd opened by one of
+ * its numbers would be some other process's, or none.  What needs such a
+ * pidfd is refused there, before anything is read or signaled; the rest
+ * acts through /proc's own handles, which name the process they hold.
+ * (-U and -G read status there instead: see ids_by_pidfd.)
+ */
+static void require_own_pidns(const struct pfkill_ctl *ctl)
+{
+	const char *what = NULL;
+
+	if (ctl->mode == MODE_WAIT)
+		what = "waiting";
+	else if (ctl->wait)
+		what = "--wait";
+	else if (ctl->mrelease)
+		what = "-m";
+	else if (ctl->filter.want_ino)
+		what = "--format pid:inode";
+	else if (ctl->scope == PFK_SCOPE_THREAD && !ctl->feat.taskfd_signal)
+		what = "--thread";
+	if (what && !pfk_procfs_is_ours(ctl->filter.proc_fd))
+		errx(EXIT_FATAL, "%s needs pidfds, which take the pids of our "
+		     "own pid namespace: /proc is another's", what);
 }
 
 /*
@@ -1496,22 +1548,18 @@ static bool long_name_pattern(const char *p)
 	return p && strlen(p) > 15 && !strpbrk(p, "|[");
 }
 
-static int run(struct pfkill_ctl *ctl)
+/*
+ * Each batch as the scan hands it out, up to max handles: listed, waited
+ * for or signaled before the next.  The last pfk_scan_next() result.
+ */
+static ssize_t scan_batches(struct pfkill_ctl *ctl, struct pfk_scan *scan,
+			    size_t max)
 {
-	size_t max = batch_size(ctl);
-	struct pfk_proc *procs;
-	struct pfk_scan *scan;
-	size_t unexamined;
+	struct pfk_proc *procs = calloc(max, sizeof(*procs));
 	ssize_t n;
-	int why;
 
-	procs = calloc(max, sizeof(*procs));
 	if (!procs)
 		err(EXIT_FATAL, "out of memory");
-	scan = pfk_scan_open(&ctl->filter);
-	if (!scan)
-		err(EXIT_FATAL, "cannot read /proc");
-
 	while ((n = pfk_scan_next(scan, procs, max)) > 0) {
 		ctl->matched += n;
 		if (ctl->mode == MODE_LIST)
@@ -1525,12 +1573,120 @@ static int run(struct pfkill_ctl *ctl)
 			kill_batch(ctl, procs, n);
 		pfk_scan_release(scan, procs, n);
 	}
+	free(procs);
+	return n;
+}
+
+/*
+ * Kill mode without -e, --json, --wait, -m, --scope, -w or --format
+ * pid:inode needs nothing of a match, once the scan has taken it, but
+ * its handle, and its pid for a warning.  It keeps those 8 bytes, not
+ * the 64 of a record, until the scan is done and then signals them all,
+ * as pkill does (issue 48: peak RSS at thousands of matches).
+ */
+struct held_match {
+	int dirfd;
+	pid_t pid;
+};
+
+static bool holds_handles_only(const struct pfkill_ctl *ctl)
+{
+	const struct pfk_filter *f = &ctl->filter;
+
+	return ctl->mode == MODE_KILL && !ctl->echo && !ctl->json &&
+	       !ctl->wait && !ctl->mrelease &&
+	       ctl->scope == PFK_SCOPE_PROCESS && !f->threads && !f->want_ino;
+}
+
+/* Signal the n held matches, as records again, chunk at a time. */
+static void kill_held(struct pfkill_ctl *ctl, struct pfk_scan *scan,
+		      const struct held_match *held, size_t n,
+		      struct pfk_proc *procs, size_t chunk)
+{
+	for (size_t i = 0; i < n; ) {
+		size_t k;
+
+		for (k = 0; k < chunk && i < n; k++, i++)
+			procs[k] = (struct pfk_proc){
+				.dirfd = held[i].dirfd, .pidfd = -1,
+				.tgid_fd = -1, .pid = held[i].pid,
+				.tgid = held[i].pid, .result = PFK_MATCHED,
+			};
+		kill_batch(ctl, procs, k);
+		pfk_scan_release(scan, procs, k);
+	}
+}
+
+/* Records in use at once while the scan runs, or while signaling. */
+#define HELD_CHUNK 256
+
+/*
+ * Plain kill mode: the scan's batches go into a small array of records,
+ * and what signaling needs of each match into held[].  Up to max handles
+ * are held (then, or when the scan runs short of fds, they are signaled
+ * before it goes on, as scan_batches() does with a batch).  The last
+ * pfk_scan_next() result.
+ */
+static ssize_t scan_held(struct pfkill_ctl *ctl, struct pfk_scan *scan,
+			 size_t max)
+{
+	size_t chunk = max < HELD_CHUNK ? max : HELD_CHUNK, nheld = 0;
+	struct held_match *held = malloc(max * sizeof(*held));
+	struct pfk_proc *procs = calloc(chunk, sizeof(*procs));
+	ssize_t n = 0;
+
+	if (!held || !procs)
+		err(EXIT_FATAL, "out of memory");
+	while (!pfk_scan_done(scan)) {
+		size_t want = chunk < max - nheld ? chunk : max - nheld;
+
+		n = pfk_scan_next(scan, procs, want);
+		if (n < 0)
+			break;
+		ctl->matched += n;
+		for (ssize_t i = 0; i < n; i++) {
+			held[nheld++] = (struct held_match){ procs[i].dirfd,
+							     procs[i].pid };
+			procs[i].dirfd = -1;
+		}
+		pfk_scan_release(scan, procs, n);
+		pfk_scan_hold(scan, nheld);
+		/* Room for no more, or a batch cut short: out of fds. */
+		if (!pfk_scan_done(scan) && nheld < max && (size_t)n == want)
+			continue;
+		if (!pfk_scan_done(scan))
+			pfk_scan_settle(scan);	/* the snapshot: see pfk.h */
+		kill_held(ctl, scan, held, nheld, procs, chunk);
+		nheld = 0;
+		pfk_scan_hold(scan, 0);
+	}
+	/* A walk that failed midway: what it found is signaled, as there. */
+	kill_held(ctl, scan, held, nheld, procs, chunk);
+	free(procs);
+	free(held);
+	return n;
+}
+
+static int run(struct pfkill_ctl *ctl)
+{
+	size_t max = batch_size(ctl);
+	struct pfk_scan *scan;
+	size_t unexamined;
+	ssize_t n;
+	int why;
+
+	scan = pfk_scan_open(&ctl->filter);
+	if (!scan)
+		err(EXIT_FATAL, "cannot read /proc");
+	if (holds_handles_only(ctl))
+		n = scan_held(ctl, scan, max);
+	else
+		n = scan_batches(ctl, scan, max);
 	if (n < 0)
 		err(EXIT_FATAL, "reading /proc");
 	ctl->ancestor_hits = pfk_scan_ancestor_hits(scan);
 	unexamined = pfk_scan_unexamined(scan, &why);
 	pfk_scan_close(scan);
-	free(procs);
 
 	if (ctl->printed)
 		putchar('\n');
@@ -1588,6 +1744,7 @@ int main(int argc, char **argv)
 	pfk_probe_features(&ctl.feat);
 	parse_args(&ctl, argc, argv);
 	require_features(&ctl);
+	require_own_pidns(&ctl);
 
 	ret = run(&ctl);
 	pfk_filter_free(&ctl.filter);

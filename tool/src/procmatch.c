@@ -47,6 +47,7 @@ struct pfk_scan {
 	size_t npend, pendsz;
 	char cur[16];			/* the candidate next_dir() opened last */
 	bool again;			/* ... to be opened again: out of fds */
+	size_t held;			/* handles the caller holds (pfk_scan_hold) */
 	unsigned int tries;		/* its retries with no batch held */
 	size_t unexamined;		/* candidates given up on (out of fds) */
 	int unexamined_err;
@@ -1383,26 +1384,52 @@ void pfk_scan_settle(const struct pfk_scan *scan)
 	}
 }
 
-/* Our own pid and the chain of parents above it, as seen in proc_fd. */
+/*
+ * Our pid as the procfs at proc_fd numbers us: its "self" link.  getpid()
+ * is our own pid namespace's number, which in the procfs of another (a
+ * container's /proc, or the host's /proc seen from a container) names
+ * some other process, or none.  0 where we are not in its namespace (the
+ * link is missing), nor then are our ancestors; -1 with errno on error.
+ */
+static pid_t procfs_self(int proc_fd)
+{
+	char link[16];
+	ssize_t n = readlinkat(proc_fd, "self", link, sizeof(link) - 1);
+	pid_t pid;
+
+	if (n < 0)
+		return errno == ENOENT ? 0 : -1;
+	link[n] = '\0';
+	if (!numeric(link, &pid)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return pid;
+}
+
+/*
+ * Our own pid and the chain of parents above it, as seen in proc_fd.  Not
+ * there at all: skip[0] is 0, which no process listed there has.
+ */
 static int collect_skip(struct pfk_scan *scan)
 {
-	pid_t pid = getpid();
+	const struct pfk_filter *flt = scan->flt;
+	pid_t pid = procfs_self(flt->proc_fd);
 
-	while (pid > 0) {
+	if (pid < 0)
+		return -1;
+	scan->skip = malloc(sizeof(*scan->skip));
+	if (!scan->skip)
+		return -1;
+	scan->skip[scan->nskip++] = pid;
+	while (pid > 0 && !flt->include_ancestors && scan->nskip <= 4096) {
 		struct pfk_proc p = { .x = NULL };
 		pid_t *v, ppid;
 		char name[16];
 		int fd;
 
-		v = realloc(scan->skip, (scan->nskip + 1) * sizeof(*v));
-		if (!v)
-			return -1;
-		scan->skip = v;
-		scan->skip[scan->nskip++] = pid;
-		if (scan->flt->include_ancestors || scan->nskip > 4096)
-			break;
 		snprintf(name, sizeof(name), "%d", (int)pid);
-		fd = openat(scan->flt->proc_fd, name,
+		fd = openat(flt->proc_fd, name,
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		/*
 		 * An ancestor we cannot look at for want of fds would be
@@ -1424,6 +1451,13 @@ static int collect_skip(struct pfk_scan *scan)
 		pfk_proc_free_extra(&p);
 		close(fd);
 		pid = ppid;
+		if (pid <= 0)
+			break;
+		v = realloc(scan->skip, (scan->nskip + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		scan->skip = v;
+		scan->skip[scan->nskip++] = pid;
 	}
 	return 0;
 }
@@ -1494,6 +1528,11 @@ void pfk_scan_close(struct pfk_scan *scan)
 bool pfk_scan_done(const struct pfk_scan *scan)
 {
 	return scan->done;
+}
+
+void pfk_scan_hold(struct pfk_scan *scan, size_t n)
+{
+	scan->held = n;
 }
 
 size_t pfk_scan_ancestor_hits(const struct pfk_scan *scan)
@@ -1619,16 +1658,19 @@ static bool better(enum pfk_pick pick, const struct pfk_proc *a,
 /*
  * The candidate in scan->cur could not be examined for want of fds or
  * memory (error e).  That says nothing about the process, so it is looked
- * at again: after the caller has released the batch of n, whose handles
- * are what hold the fds (true: return the batch now), or with no batch
- * held at once, once.  Failing that too, it is counted as unexamined.
+ * at again: after the caller has released the batch of n, and what it
+ * still holds of earlier ones, whose handles are what hold the fds (true:
+ * return the batch now), or with nothing held at once, once.  Failing
+ * that too, it is counted as unexamined.
  */
 static bool interrupted(struct pfk_scan *scan, size_t n, int e)
 {
+	bool release = n > 0 || scan->held > 0;
+
 	flush_pending(scan);
-	if (n > 0 || scan->tries++ == 0) {
+	if (release || scan->tries++ == 0) {
 		scan->again = true;
-		return n > 0;
+		return release;
 	}
 	scan->tries = 0;
 	scan->unexamined++;

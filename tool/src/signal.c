@@ -105,6 +105,14 @@ void pfk_probe_features(struct pfk_features *f)
 	if (fd >= 0) {
 		f->procfd_signal = sys_pidfd_send_signal(fd, 0, NULL, 0) == 0;
 		close(fd);
+	} else {
+		/*
+		 * A /proc of a pid namespace we are not in has no "self":
+		 * ask for the system call alone, which took /proc/<pid> fds
+		 * from its first version on (EBADF: it looked at the fd).
+		 */
+		f->procfd_signal = sys_pidfd_send_signal(-1, 0, NULL, 0) < 0 &&
+				   errno == EBADF;
 	}
 
 	fd = sys_pidfd_open(getpid(), 0);

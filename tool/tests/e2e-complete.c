@@ -349,9 +349,10 @@ static pid_t spawn_supervisor(const char *name, int n, int respawns,
 }
 
 /*
- * pfkill -c and opt (-e, or --wait) over the supervisor sup's children
- * at a hard limit of 256: each of the n that are there counted once,
- * and with -e said killed once.
+ * pfkill -c and opt (-e, --wait, or -TERM: the plain kill that holds
+ * only each match's fd and pid) over the supervisor sup's children at a
+ * hard limit of 256: each of the n that are there counted once, and
+ * with -e said killed once.
  */
 static int kill_children_once(const char *name, pid_t sup, int n,
 			      const char *opt)
@@ -374,10 +375,14 @@ static int kill_children_once(const char *name, pid_t sup, int n,
 	return PASS;
 }
 
-/* A supervisor's children, killed as batches (and with --wait, smaller). */
+/*
+ * A supervisor's children, killed as batches (with --wait, smaller; held
+ * as fds and pids only, with the plain kill).
+ */
 static int respawn_box(void)
 {
-	int n = crowd_size(), ret;
+	static const char *const rounds[] = { "-e", "--wait", "-TERM" };
+	int n = crowd_size(), ret = PASS;
 	volatile int *forks = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char name[16];
@@ -387,25 +392,25 @@ static int respawn_box(void)
 	unique_name(name, "rs");
 	sup = spawn_supervisor(name, n, 4 * n, forks);
 	CHECK(sup > 0);
-	ret = kill_children_once(name, sup, n, "-e");
-	/*
-	 * Before the next round the storm is over: every child killed
-	 * replaced (a child born while a scan runs may be matched, as
-	 * under procps) and each replacement named.
-	 */
-	for (int i = 0; ret == PASS && i < 1000; i++) {
-		char sup_s[16];
-		struct run r;
+	for (int k = 0; ret == PASS && k < 3; k++) {
+		/*
+		 * Before each round after the first the storm is over: every
+		 * child killed replaced (a child born while a scan runs may
+		 * be matched, as under procps) and each replacement named.
+		 */
+		for (int i = 0; k > 0 && i < 1000; i++) {
+			char sup_s[16];
+			struct run r;
 
-		run_as(&r, 0, "pfgrep", "-c", "-x", name, "-P",
-		       itoa_buf(sup_s, sup), NULL);
-		if (__atomic_load_n(forks, __ATOMIC_SEQ_CST) >= 2 * n &&
-		    atoi(r.out) == n)
-			break;
-		usleep(10000);
+			run_as(&r, 0, "pfgrep", "-c", "-x", name, "-P",
+			       itoa_buf(sup_s, sup), NULL);
+			if (__atomic_load_n(forks, __ATOMIC_SEQ_CST) >=
+			    (k + 1) * n && atoi(r.out) == n)
+				break;
+			usleep(10000);
+		}
+		ret = kill_children_once(name, sup, n, rounds[k]);
 	}
-	if (ret == PASS)
-		ret = kill_children_once(name, sup, n, "--wait");
 	kill(sup, SIGKILL);
 	waitpid(sup, NULL, 0);
 	return ret;

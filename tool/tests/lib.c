@@ -197,6 +197,68 @@ int t_lib_signal_step(void)
 	return PASS;
 }
 
+/*
+ * A caller that keeps the handles of earlier batches (plain kill mode)
+ * says so with pfk_scan_hold(): out of fds, the scan hands back even an
+ * empty batch, not done, so that the caller can release them, and then
+ * examines that candidate again.  Without it the candidate would be
+ * retried once and given up (unexamined).
+ */
+int t_lib_scan_hold(void)
+{
+	char name[16], re[40];
+	struct pfk_filter flt;
+	struct pfk_proc kept, more;
+	struct pfk_scan *scan;
+	struct rlimit rl, none;
+	size_t found = 1;
+	pid_t a, b, first;
+	ssize_t n;
+	int lowest, why;
+
+	unique_name(name, "sh");
+	a = spawn_simple(name);
+	b = spawn_simple(name);
+	CHECK(a > 0 && b > 0);
+	pfk_filter_init(&flt, open("/proc", O_RDONLY | O_DIRECTORY));
+	snprintf(re, sizeof(re), "^%s$", name);
+	CHECK(set_pattern(&flt, re) == 0);
+	pfk_ids_add(&flt.ppid, getpid());
+	scan = pfk_scan_open(&flt);
+	CHECK(scan);
+	CHECK(pfk_scan_next(scan, &kept, 1) == 1);
+	pfk_scan_hold(scan, 1);
+
+	/* No fd to be had: the next one would be the lowest free. */
+	lowest = dup(0);
+	CHECK(lowest >= 0 && close(lowest) == 0);
+	CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	none = rl;
+	none.rlim_cur = lowest;
+	CHECK(setrlimit(RLIMIT_NOFILE, &none) == 0);
+	n = pfk_scan_next(scan, &more, 1);
+	setrlimit(RLIMIT_NOFILE, &rl);
+	CHECK(n == 0 && !pfk_scan_done(scan));
+	CHECK(pfk_scan_unexamined(scan, &why) == 0);
+
+	/* Released: the rest, the other helper among them, is found. */
+	first = kept.pid;
+	pfk_proc_release(&kept);
+	pfk_scan_hold(scan, 0);
+	while ((n = pfk_scan_next(scan, &more, 1)) > 0) {
+		CHECK(more.pid == (first == a ? b : a));
+		found++;
+		pfk_proc_release(&more);
+	}
+	CHECK(n == 0 && pfk_scan_done(scan) && found == 2);
+	CHECK(pfk_scan_unexamined(scan, &why) == 0);
+	pfk_scan_close(scan);
+	pfk_filter_free(&flt);
+	reap(a);
+	reap(b);
+	return PASS;
+}
+
 /* A matched process that exits before the signal step is "gone". */
 int t_lib_gone(void)
 {

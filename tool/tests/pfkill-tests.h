@@ -160,6 +160,7 @@ int t_lib_stat_odd_name(void);
 int t_lib_stat_long_name(void);
 int t_lib_newest_oldest(void);
 int t_lib_signal_step(void);
+int t_lib_scan_hold(void);
 int t_lib_gone(void);
 int t_lib_pid_reuse_race(void);
 int t_lib_thread_reuse_race(void);
@@ -218,6 +219,10 @@ int t_e2e_batches(void);
 int t_e2e_complete_inherited(void);
 int t_e2e_complete_low_limits(void);
 int t_e2e_snapshot_respawn(void);
+
+/* e2e-pidns.c */
+int t_e2e_proc_of_parent_pidns(void);
+int t_e2e_proc_of_child_pidns(void);
 
 /* differential.c */
 int t_differential(void);
