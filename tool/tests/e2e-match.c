@@ -132,26 +132,6 @@ static int users_from_child_pidns(void)
 	return PASS;
 }
 
-/* fn in a child of ours that is in a pid namespace of its own. */
-static int in_child_pidns(int (*fn)(void))
-{
-	pid_t pid = fork(), child;
-	int st;
-
-	if (pid == 0) {
-		if (unshare(CLONE_NEWPID) < 0)
-			_exit(SKIP);
-		child = fork();
-		if (child == 0)
-			_exit(fn());
-		_exit(child > 0 && waitpid(child, &st, 0) == child &&
-		      WIFEXITED(st) ? WEXITSTATUS(st) : FAIL);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return FAIL;
-	return WEXITSTATUS(st);
-}
-
 int t_e2e_users(void)
 {
 	/* real uid 1000 / effective 0; real gid 1000 */

@@ -9,17 +9,6 @@
  */
 #include "pfkill-tests.h"
 
-static int run_pfwait(struct run *r, ...)
-{
-	va_list ap;
-	int s;
-
-	va_start(ap, r);
-	s = vrun(r, 0, "pfwait", ap);
-	va_end(ap);
-	return s;
-}
-
 /* Our pid as the /proc mounted at /proc numbers us, or -1. */
 static pid_t proc_self(void)
 {
@@ -30,28 +19,6 @@ static pid_t proc_self(void)
 		return -1;
 	link[n] = '\0';
 	return atoi(link);
-}
-
-/* fn's exit code, run as PID 1 of a new pid namespace, /proc unchanged. */
-static int in_child_pidns(int (*fn)(void))
-{
-	pid_t pid, child;
-	int st;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (unshare(CLONE_NEWPID) < 0)
-			_exit(SKIP);
-		child = fork();
-		if (child == 0)
-			_exit(fn());
-		_exit(child > 0 && waitpid(child, &st, 0) == child &&
-		      WIFEXITED(st) ? WEXITSTATUS(st) : FAIL);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return FAIL;
-	return WEXITSTATUS(st);
 }
 
 /*
@@ -208,7 +175,7 @@ static int run_in_child_proc(void)
 		     NULL) == 3);
 	CHECK(lines(r.err) == 1 && strstr(r.err, "pid namespace"));
 	CHECK(nothing_pending(cb.decoy));	/* this /proc: the helper */
-	CHECK(run_pfwait(&r, "--timeout", "0", "-x", cb.name, NULL) == 3);
+	CHECK(pfwait(&r, "--timeout", "0", "-x", cb.name, NULL) == 3);
 	CHECK(lines(r.err) == 1 && strstr(r.err, "pid namespace"));
 	CHECK(pfkill(&r, "-m", "-KILL", "-x", cb.name, NULL) == 3);
 	CHECK(pfgrep(&r, "--format", "pid:inode", "-x", cb.name, NULL) == 3);

@@ -138,6 +138,9 @@ const char *procps_version(void);
 
 int pfkill(struct run *r, ...);
 int pfgrep(struct run *r, ...);
+int pfwait(struct run *r, ...);
+/* fn's exit code, run as PID 1 of a new pid namespace, /proc unchanged. */
+int in_child_pidns(int (*fn)(void));
 int pfkill_nofile(struct run *r, long nofile, ...);
 int lines(const char *s);
 bool lists_pid(const char *out, pid_t pid);

@@ -270,6 +270,39 @@ int pfgrep(struct run *r, ...)
 	return s;
 }
 
+int pfwait(struct run *r, ...)
+{
+	va_list ap;
+	int s;
+
+	va_start(ap, r);
+	s = vrun(r, 0, "pfwait", ap);
+	va_end(ap);
+	return s;
+}
+
+/* fn's exit code, run as PID 1 of a new pid namespace, /proc unchanged. */
+int in_child_pidns(int (*fn)(void))
+{
+	pid_t pid, child;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWPID) < 0)
+			_exit(SKIP);
+		child = fork();
+		if (child == 0)
+			_exit(fn());
+		_exit(child > 0 && waitpid(child, &st, 0) == child &&
+		      WIFEXITED(st) ? WEXITSTATUS(st) : FAIL);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return FAIL;
+	return WEXITSTATUS(st);
+}
+
 int pfkill_nofile(struct run *r, long nofile, ...)
 {
 	va_list ap;
