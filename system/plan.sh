@@ -599,6 +599,30 @@ case_pidfs() {
 		t_skip "dbus-daemon: ProcessFD" "the dbus-daemon of $release has no ProcessFD"
 	fi
 
+	# logind (systemd 258 and later) over Varlink: CreateSession without
+	# a PID makes the caller the session's leader, taken from the
+	# connection with SO_PEERPIDFD; a caller it has no pidfd of gets
+	# io.systemd.Login.NoSessionPIDFD (logind-varlink.c). varlinkctl is
+	# that caller: its session ends with it.
+	peer=$(fact "$facts" peer_pidfd)
+	if varlinkctl introspect /run/systemd/io.systemd.Login io.systemd.Login 2>/dev/null |
+		grep -q 'method CreateSession'; then
+		out=$(varlinkctl call /run/systemd/io.systemd.Login io.systemd.Login.CreateSession \
+			'{"UID":0,"Type":"unspecified","Class":"background_light","Service":"pidfd-system-test"}' 2>&1)
+		if [ "${peer%% *}" = ino ]; then
+			t_is "$(grep -q '"Id"' <<<"$out" && echo 1)" \
+				"logind: Varlink CreateSession leads the session by the caller's SO_PEERPIDFD" "" "$out"
+		else
+			t_is "$(grep -q '"Id"' <<<"$out" || echo 1)" \
+				"logind: Varlink CreateSession makes no session without SO_PEERPIDFD ($peer)" "" "$out"
+		fi
+		pidfs_note "logind CreateSession" "$(grep -q '"Id"' <<<"$out" && echo a session ||
+			grep -o 'io\.systemd\.Login\.[A-Za-z]*' <<<"$out" | head -1)"
+	else
+		t_skip "logind: Varlink CreateSession" \
+			"the logind of $release has no io.systemd.Login.CreateSession (258)"
+	fi
+
 	# lsfd (util-linux 2.40.1 and later) recognises pidfs by the device of
 	# a pidfd of its own (lsfd-cmd/file.c, get_minor_for_pidfs()); on an
 	# anonymous inode it finds the pidfd by its anon_inode class
