@@ -600,24 +600,38 @@ case_pidfs() {
 	fi
 
 	# logind (systemd 258 and later) over Varlink: CreateSession without
-	# a PID makes the caller the session's leader, taken from the
-	# connection with SO_PEERPIDFD; a caller it has no pidfd of gets
-	# io.systemd.Login.NoSessionPIDFD (logind-varlink.c). varlinkctl is
-	# that caller: its session ends with it.
+	# a PID makes the caller the session's leader, whose pidfd logind
+	# asks the connection for with SO_PEERPIDFD; where the kernel has
+	# none it opens one from SO_PEERCRED's pid (varlink_get_peer_pidref(),
+	# not trusted for authentication). So a session either way, and
+	# logind's own getsockopt(SO_PEERPIDFD), traced, tells which:
+	# succeeding exactly where the kernel gives peer pidfds. varlinkctl
+	# is the caller: its session ends with it.
 	peer=$(fact "$facts" peer_pidfd)
 	if varlinkctl introspect /run/systemd/io.systemd.Login io.systemd.Login 2>/dev/null |
 		grep -q 'method CreateSession'; then
+		logind=$(systemctl show -P MainPID systemd-logind)
+		strace -p "$logind" -e trace=getsockopt -o "$W/logind.strace" 2>/dev/null &
+		tracer=$!
+		for w in $(seq 50); do
+			grep -q '^TracerPid:[[:space:]]*[1-9]' "/proc/$logind/status" && break
+			sleep 0.1
+		done
 		out=$(varlinkctl call /run/systemd/io.systemd.Login io.systemd.Login.CreateSession \
 			'{"UID":0,"Type":"unspecified","Class":"background_light","Service":"pidfd-system-test"}' 2>&1)
+		kill "$tracer"
+		wait "$tracer" 2>/dev/null
+		how=$(grep -E 'SO_PEERPIDFD|0x4d /\* SO_' "$W/logind.strace" | tail -1 | sed 's/.*) = //')
 		if [ "${peer%% *}" = ino ]; then
-			t_is "$(grep -q '"Id"' <<<"$out" && echo 1)" \
-				"logind: Varlink CreateSession leads the session by the caller's SO_PEERPIDFD" "" "$out"
+			t_is "$(grep -q '"Id"' <<<"$out" && [ "$how" = 0 ] && echo 1)" \
+				"logind: Varlink CreateSession, the leader's pidfd from SO_PEERPIDFD" "" \
+				"getsockopt: '$how'; $out"
 		else
-			t_is "$(grep -q '"Id"' <<<"$out" || echo 1)" \
-				"logind: Varlink CreateSession makes no session without SO_PEERPIDFD ($peer)" "" "$out"
+			t_is "$(grep -q '"Id"' <<<"$out" && [ "${how#-1 }" != "$how" ] && echo 1)" \
+				"logind: Varlink CreateSession, SO_PEERPIDFD refused ($peer), a pidfd from the pid" "" \
+				"getsockopt: '$how'; $out"
 		fi
-		pidfs_note "logind CreateSession" "$(grep -q '"Id"' <<<"$out" && echo a session ||
-			grep -o 'io\.systemd\.Login\.[A-Za-z]*' <<<"$out" | head -1)"
+		pidfs_note "logind CreateSession" "$(grep -q '"Id"' <<<"$out" && echo a session || echo none), SO_PEERPIDFD ${how:-not called}"
 	else
 		t_skip "logind: Varlink CreateSession" \
 			"the logind of $release has no io.systemd.Login.CreateSession (258)"
