@@ -582,17 +582,17 @@ case_pidfs() {
 	# SO_PEERPIDFD and hands it out as ProcessFD in
 	# GetConnectionCredentials, which logind and polkit ask for: here
 	# PID 1's connection, where the kernel gives a peer pidfd.
-	line=$(fact "$facts" peer_pidfd)
+	peer=$(fact "$facts" peer_pidfd)
 	if grep -q ProcessFD "$(command -v dbus-daemon)" 2>/dev/null; then
 		out=$(busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
 			GetConnectionCredentials s org.freedesktop.systemd1 2>&1)
 		n=$(grep -c '"ProcessFD" h' <<<"$out")
-		if [ "${line%% *}" = ino ]; then
+		if [ "${peer%% *}" = ino ]; then
 			t_is "$([ "$n" = 1 ] && grep -q '"ProcessID" u 1 ' <<<"$out" && echo 1)" \
 				"dbus-daemon: PID 1's ProcessFD from SO_PEERPIDFD" "" "$out"
 		else
 			t_is "$([ "$n" = 0 ] && grep -q '"ProcessID" u 1 ' <<<"$out" && echo 1)" \
-				"dbus-daemon: no ProcessFD without SO_PEERPIDFD ($line)" "" "$out"
+				"dbus-daemon: no ProcessFD without SO_PEERPIDFD ($peer)" "" "$out"
 		fi
 		pidfs_note "dbus ProcessFD" "$([ "$n" = 1 ] && echo present || echo absent)"
 	else
@@ -607,7 +607,6 @@ case_pidfs() {
 	# logind's own getsockopt(SO_PEERPIDFD), traced, tells which:
 	# succeeding exactly where the kernel gives peer pidfds. varlinkctl
 	# is the caller: its session ends with it.
-	peer=$(fact "$facts" peer_pidfd)
 	if varlinkctl introspect /run/systemd/io.systemd.Login io.systemd.Login 2>/dev/null |
 		grep -q 'method CreateSession'; then
 		logind=$(systemctl show -P MainPID systemd-logind)
