@@ -32,8 +32,8 @@ S := scripts
 ARCH_SUFFIX := $(if $(filter arm64 aarch64,$(ARCH)),-arm64)$(if $(filter i386 i686,$(ARCH)),-i386)
 X86_ONLY = $(if $(ARCH_SUFFIX),echo "make $@: x86_64 only (ARCH=$(ARCH) has test/run/kernel/initramfs)" >&2; exit 2)
 
-.PHONY: help deps tree kernel initramfs run test bench stress system checkpatch \
-	patches bisect-check matrix clean
+.PHONY: help deps tree kernel initramfs run test bench stress system system-deb deb \
+	checkpatch patches bisect-check matrix clean
 
 help:
 	@echo "make run          build and boot the patched kernel: the PID-reuse demo, then a shell"
@@ -54,6 +54,11 @@ help:
 	@echo "                  Debian 13 and 14 on patched612 and upstream 6.12, Debian 14 on 7.3; walkers, pidfs"
 	@echo "                  and (against 7.3) every verdict compared (docs/system.md)"
 	@echo "  KERNEL=k          one of them: patched, stock, patched612, upstream (no comparison)"
+	@echo "make deb          the series' kernel built with Debian's own config (cloud-amd64; DEB_FLAVOUR=amd64)"
+	@echo "                  as Debian packages: linux-image, linux-headers, linux-libc-dev (docs/deb.md;"
+	@echo "                  BASE=6.12: the 6.12 series). Cold: an hour or more"
+	@echo "make system-deb   make system's package mode: Debian 12 and 13 with make deb's packages installed by"
+	@echo "                  apt, and with Debian's own kernel; the plan on each, walkers compared (docs/deb.md)"
 	@echo "make checkpatch   checkpatch.pl --strict over patches/ (BASE=6.12: patches-6.12/)"
 	@echo "make patches      regenerate every series (BASE=b: one) from the cached tree's series"
 	@echo "                  branch, after writing selftests/pidfd/ into each tree"
@@ -101,6 +106,15 @@ stress: deps
 system: deps
 	@$(X86_ONLY)
 	@$(S)/system.sh $(KERNEL)
+
+# make deb and make system-deb: x86_64's Debian configs (amd64 flavours).
+deb: deps
+	@$(X86_ONLY)
+	@$(S)/deb.sh
+
+system-deb: deps
+	@$(X86_ONLY)
+	@KERNEL= $(S)/system.sh --packages
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

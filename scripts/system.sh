@@ -14,6 +14,8 @@
 #                                     runs in the cache (stock-forky
 #                                     upstream73: a kernel without pidfs
 #                                     against the reference)
+#   scripts/system.sh --packages      make system-deb: the package mode
+#                                     below, every base
 # Names: patched, stock (Debian 12); patched612, upstream (Debian 13):
 # each base's BASE_SYSTEM and BASE_RELEASE (scripts/base/); and
 # patched-trixie, stock-trixie: Debian 13 on the same two 6.1 kernels
@@ -30,6 +32,17 @@
 # tool install), the plan, its programs (built against the kernel's
 # headers) and the AppArmor profiles, and is rebuilt when one of those
 # changes. QEMU boots it with snapshot=on, so the image stays as built.
+# Package mode (issue 47): deb-patched, deb-patched612: Debian 12 or 13
+# with the series' kernel of make deb (scripts/deb.sh, Debian's
+# cloud-amd64 config; DEB_FLAVOUR) installed by apt from its packages, as
+# an admin installs it; deb-debian, deb-debian612: the same release with
+# Debian's own linux-image-cloud-amd64. The packages go in with apt in
+# the root's chroot (postinst, initramfs-tools making the initrd); the
+# boot is of the /boot/vmlinuz-* and /boot/initrd.img-* the postinst left
+# (no bootloader: QEMU's -kernel and -initrd), udev loads the modules.
+# The plan's programs are built against make deb's linux-libc-dev, the
+# same binaries on both kernels; the walkers (results and kernel log
+# warnings) of each patched kernel are compared with Debian's.
 # Output in $CACHE/out/system-<name>: system.console, system.ktap;
 # $CACHE/out/system-compare.ktap (patched/stock),
 # system-compare-trixie.ktap (patched-trixie/stock-trixie) and
@@ -45,13 +58,35 @@ if [ "${1:-}" = --compare ]; then
 	compare_only=1
 	shift
 fi
+# package_boot NAME: "BASE RELEASE SOURCE" of a package mode name
+# (deb-patched: "6.1 bookworm ours", deb-debian612: "6.12 trixie debian");
+# package_names: all of them.
+package_boot() {
+	local b
+	for b in $SERIES_BASES; do
+		(base_facts "$b"
+		 [ "$1" = "deb-$BASE_PATCHED" ] && echo "$b $BASE_RELEASE ours"
+		 [ "$1" = "deb-debian$BASE_STEP" ] && echo "$b $BASE_RELEASE debian"
+		 true)
+	done
+}
+package_names() {
+	local b
+	for b in $SERIES_BASES; do
+		echo "deb-$(base_fact "$b" BASE_PATCHED) deb-debian$(base_fact "$b" BASE_STEP)"
+	done | xargs
+}
+if [ "${1:-}" = --packages ]; then
+	shift
+	set -- $(package_names)
+fi
 kernels=()
 # Every base's, in its table's order (upstream before patched612: a cold
 # system-patched612 starts from its build).
 for k in ${*:-${SYSTEM_KERNELS:-$(system_names)}}; do
 	k=${k#system-}
-	[ -n "$(system_boot "$k")" ] ||
-		die "make system: KERNEL=$(system_names | sed 's/ /, /g'), not $k"
+	[ -n "$(system_boot "$k")$(package_boot "$k")" ] ||
+		die "make system: KERNEL=$(system_names | sed 's/ /, /g'), or $(package_names | sed 's/ /, /g'), not $k"
 	kernels+=("$k")
 done
 SYS=$CACHE/system
@@ -82,9 +117,13 @@ host_sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
 host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 
-# rootfs_of SUITE: prints the tarball, building it first when missing.
+# rootfs_of SUITE [VARIANT KEY MMDEBSTRAP-ARG...]: prints the tarball,
+# building it first when missing. A VARIANT (the package mode's) adds its
+# arguments (hooks), and KEY (what they install) to the tarball's key.
 rootfs_of() {
-	local suite=$1 sources key rootfs start s mmargs srcargs
+	local suite=$1 variant=${2:-} extra_key=${3:-} sources key rootfs start s mmargs srcargs
+	shift
+	[ $# -gt 0 ] && shift 2
 	sources=$host_sources
 	if [ "$suite" != "$host_suite" ]; then
 		# The same archive with the suite names changed (bookworm-updates
@@ -102,11 +141,11 @@ rootfs_of() {
 	# nothing is uploaded to them (forky's had for a month, 2026-12-07),
 	# and apt refuses an expired one: their age is not ours to judge.
 	mmargs=(--variant=minbase --include="$packages"
-		--aptopt='Acquire::Check-Valid-Until "false"' "$suite")
-	key=$( { echo "${mmargs[*]}"; cat $sources; } | sha1sum | cut -c1-12)
+		--aptopt='Acquire::Check-Valid-Until "false"' "$@" "$suite")
+	key=$( { echo "${mmargs[*]} $extra_key"; cat $sources; } | sha1sum | cut -c1-12)
 	rootfs=$SYS/rootfs-$key.tar
 	if [ ! -f "$rootfs" ]; then
-		say "building the $(release_name "$suite") root with mmdebstrap ($packages; a minute or two)"
+		say "building the $(release_name "$suite")${variant:+ $variant} root with mmdebstrap ($packages; a minute or two)"
 		start=$SECONDS
 		# The machine's own apt sources (no mirror argument of our own).
 		srcargs=()
@@ -117,17 +156,17 @@ rootfs_of() {
 			die "mmdebstrap failed"
 		mv "$SYS/partial.tar" "$rootfs"
 		# The release's previous tarball goes; the other release's stays.
-		s=$(cat "$SYS/rootfs-$suite.name" 2>/dev/null || true)
+		s=$(cat "$SYS/rootfs-$suite${variant:+-$variant}.name" 2>/dev/null || true)
 		[ -n "$s" ] && [ "$s" != "${rootfs##*/}" ] && rm -f "$SYS/$s"
 		say "root filesystem in $((SECONDS - start)) s: $rootfs"
 	fi
-	echo "${rootfs##*/}" > "$SYS/rootfs-$suite.name"
+	echo "${rootfs##*/}" > "$SYS/rootfs-$suite${variant:+-$variant}.name"
 	echo "$rootfs"
 }
 
 # --- one kernel: build, image, boot, judge ---
 run_kernel() {
-	local k=$1 build out headers img stage inputs ikey start rootfs suite c p
+	local k=$1 build out headers suite rootfs
 	suite=$(release "$k")
 	rootfs=$(rootfs_of "$suite")
 	export KERNEL=system-$(build "$k")
@@ -136,15 +175,63 @@ run_kernel() {
 	out=$CACHE/out/system-$k
 	"$REPO/scripts/tree.sh"
 	"$REPO/scripts/kernel.sh"
-	mkdir -p "$out/bin"
+	build_programs "$out" "$headers" "$headers/linux/pidfd.h"
+	make_image "$k" "$rootfs" "$out"
+	boot_plan "$k" "$suite" "$out" -kernel "$build/$KIMAGE_PATH" \
+		-append "root=/dev/vda rw console=$GUEST_CONSOLE panic=-1 loglevel=5 ${SYSTEM_ARGS:-}"
+}
 
-	# The guest programs, static, against this kernel's UAPI headers, by
-	# compile (common.sh): an interrupted compile leaves only a .tmp.
-	# sd_inode_id and sd_listen dlopen() the guest's libsystemd, so they
-	# are linked against the guest's libc, dynamically (built with this
-	# machine's Debian 12 glibc, they run on Debian 12, 13 and 14).
+# run_packaged NAME: the package mode's boot. The release's root with
+# initramfs-tools, the kernel installed by apt-get in its chroot (ours
+# from make deb's packages, copied in; Debian's from the archive), the
+# kernel and initrd its postinst put in /boot booted.
+run_packaged() {
+	local k=$1 b suite source debs deb_out headers hooks rootfs out stage key
+	read -r b suite source <<<"$(package_boot "$k")"
+	out=$CACHE/out/system-$k
+	deb_out=$CACHE/out/deb-${DEB_FLAVOUR:-cloud-amd64}$(base_fact "$b" BASE_SUFFIX)
+	BASE=$b KERNEL= "$REPO/scripts/deb.sh" | sed 's/^/    /' >&2 ||
+		die "make deb BASE=$b failed"
+	headers=$deb_out/libc-dev/usr/include
+	hooks=(--include=initramfs-tools)
+	if [ "$source" = ours ]; then
+		debs=$(ls "$deb_out"/linux-image-*.deb)
+		key=$(sha1sum "$debs")
+		hooks+=(--customize-hook="copy-in $debs /tmp"
+			--customize-hook="chroot \"\$1\" apt-get install -y -q --no-install-recommends /tmp/${debs##*/}"
+			--customize-hook="rm -f \"\$1/tmp/${debs##*/}\"")
+	else
+		key=linux-image-cloud-amd64
+		hooks+=(--customize-hook="chroot \"\$1\" apt-get install -y -q --no-install-recommends linux-image-cloud-amd64")
+	fi
+	rootfs=$(rootfs_of "$suite" "$k" "$key" "${hooks[@]}")
+	build_programs "$out" "$headers" "$deb_out/.built"
+	make_image "$k" "$rootfs" "$out"
+	# What the postinst left in /boot: one kernel, its initrd.
+	stage=$SYS/boot-$k
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	tar -xf "$rootfs" -C "$stage" --wildcards './boot/vmlinuz-*' './boot/initrd.img-*'
+	[ "$(ls "$stage"/boot/vmlinuz-* | wc -l)" = 1 ] && [ "$(ls "$stage"/boot/initrd.img-* | wc -l)" = 1 ] ||
+		die "$k: not one kernel and one initrd in /boot: $(ls "$stage/boot" | xargs)"
+	say "$k: $(ls "$stage/boot" | xargs) (installed by apt-get)"
+	boot_plan "$k" "$suite" "$out" -kernel "$(ls "$stage"/boot/vmlinuz-*)" \
+		-initrd "$(ls "$stage"/boot/initrd.img-*)" \
+		-append "root=/dev/vda rw console=$GUEST_CONSOLE panic=-1 loglevel=5 ${SYSTEM_ARGS:-}"
+	rm -rf "$stage"
+}
+
+# build_programs OUT INCLUDE DEP: the guest programs in OUT/bin, static,
+# against the UAPI headers in INCLUDE (rebuilt when DEP is newer), by
+# compile (common.sh): an interrupted compile leaves only a .tmp.
+# sd_inode_id and sd_listen dlopen() the guest's libsystemd, so they
+# are linked against the guest's libc, dynamically (built with this
+# machine's Debian 12 glibc, they run on Debian 12, 13 and 14).
+build_programs() {
+	local out=$1 headers=$2 c p
+	mkdir -p "$out/bin"
 	CFLAGS_GUEST=$(guest_cflags "$headers")
-	COMPILE_DEPS=("$headers/linux/pidfd.h")
+	COMPILE_DEPS=("$3")
 	rm -f "$out"/bin/*.tmp
 	for c in "$REPO"/system/*.c; do
 		p=$(basename "$c" .c)
@@ -155,45 +242,51 @@ run_kernel() {
 		fi
 	done
 	make -s -C "$REPO/tool" pfkill pfgrep >&2 || die "cannot build tool/pfkill"
+}
 
-	# The image: rebuilt when the root or anything added to it changed.
+# make_image NAME ROOTFS OUT: the ext4 image OUT/system.img, ROOTFS and
+# the plan; rebuilt when the root or anything added to it changed.
+make_image() {
+	local k=$1 rootfs=$2 out=$3 img stage inputs start
 	img=$out/system.img
 	inputs=$( { echo "$rootfs"; cat "$REPO"/system/plan.sh "$REPO"/system/*.service \
 		"$REPO"/system/apparmor/* "$out"/bin/* "$REPO/tool/pfkill" \
 		"$REPO/tool/pfkill.1" "$REPO/scripts/system.sh"; } | sha1sum | cut -d' ' -f1)
-	if [ ! -f "$img" ] || [ "$(cat "$img.inputs" 2>/dev/null)" != "$inputs" ]; then
-		say "making the ext4 root image for $k"
-		start=$SECONDS
-		stage=$SYS/stage-$k
-		# .inputs goes too: an image cut short must not match it later.
-		rm -rf "$stage" "$img" "$img.inputs"
-		mkdir -p "$stage"
-		tar -xf "$rootfs" -C "$stage"
-		make -s -C "$REPO/tool" install DESTDIR="$stage" PREFIX=/usr/local >&2
-		install -d "$stage/opt/pidfd-system/bin" "$stage/opt/pidfd-system/apparmor"
-		sed "s/@END_MARKER@/$END_MARKER/" "$REPO/system/plan.sh" > "$stage/opt/pidfd-system/plan"
-		chmod 0755 "$stage/opt/pidfd-system/plan"
-		install -m 0755 "$out"/bin/* "$stage/opt/pidfd-system/bin/"
-		install -m 0644 "$REPO"/system/apparmor/* "$stage/opt/pidfd-system/apparmor/"
-		install -m 0644 "$REPO/system/pidfd-system-test.service" "$stage/etc/systemd/system/"
-		ln -sf ../pidfd-system-test.service \
-			"$stage/etc/systemd/system/multi-user.target.wants/pidfd-system-test.service"
-		echo pidfd-system > "$stage/etc/hostname"
-		echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
-		sed -i 's/^root:[^:]*:/root::/' "$stage/etc/shadow"	# a shell for debugging
-		mkfs.ext4 -q -F -L pidfd-root -d "$stage" "$img" 2G || die "mkfs.ext4 failed"
-		rm -rf "$stage"
-		echo "$inputs" > "$img.inputs"
-		say "image in $((SECONDS - start)) s: $img"
-	fi
+	[ -f "$img" ] && [ "$(cat "$img.inputs" 2>/dev/null)" = "$inputs" ] && return 0
+	say "making the ext4 root image for $k"
+	start=$SECONDS
+	stage=$SYS/stage-$k
+	# .inputs goes too: an image cut short must not match it later.
+	rm -rf "$stage" "$img" "$img.inputs"
+	mkdir -p "$stage"
+	tar -xf "$rootfs" -C "$stage"
+	make -s -C "$REPO/tool" install DESTDIR="$stage" PREFIX=/usr/local >&2
+	install -d "$stage/opt/pidfd-system/bin" "$stage/opt/pidfd-system/apparmor"
+	sed "s/@END_MARKER@/$END_MARKER/" "$REPO/system/plan.sh" > "$stage/opt/pidfd-system/plan"
+	chmod 0755 "$stage/opt/pidfd-system/plan"
+	install -m 0755 "$out"/bin/* "$stage/opt/pidfd-system/bin/"
+	install -m 0644 "$REPO"/system/apparmor/* "$stage/opt/pidfd-system/apparmor/"
+	install -m 0644 "$REPO/system/pidfd-system-test.service" "$stage/etc/systemd/system/"
+	ln -sf ../pidfd-system-test.service \
+		"$stage/etc/systemd/system/multi-user.target.wants/pidfd-system-test.service"
+	echo pidfd-system > "$stage/etc/hostname"
+	echo "/dev/vda / ext4 rw 0 1" > "$stage/etc/fstab"
+	sed -i 's/^root:[^:]*:/root::/' "$stage/etc/shadow"	# a shell for debugging
+	mkfs.ext4 -q -F -L pidfd-root -d "$stage" "$img" 2G || die "mkfs.ext4 failed"
+	rm -rf "$stage"
+	echo "$inputs" > "$img.inputs"
+	say "image in $((SECONDS - start)) s: $img"
+}
 
+# boot_plan NAME SUITE OUT QEMU-ARGS...: boot OUT/system.img, judge the plan.
+boot_plan() {
+	local k=$1 suite=$2 out=$3 start
+	shift 3
 	local console=$out/system.console results=$out/system.ktap limit=${PIDFD_TIMEOUT:-1500}
 	say "booting $(release_name "$suite") on the $k kernel (systemd, limit $limit s)"
 	start=$SECONDS
 	qemu_boot "$limit" "$console" "$results" /dev/null \
-		-kernel "$build/$KIMAGE_PATH" \
-		-drive "file=$img,format=raw,if=virtio,snapshot=on" \
-		-append "root=/dev/vda rw console=$GUEST_CONSOLE panic=-1 loglevel=5 ${SYSTEM_ARGS:-}"
+		-drive "file=$out/system.img,format=raw,if=virtio,snapshot=on" "$@"
 	say "$k boot and plan: $((SECONDS - start)) s"
 	"$REPO/scripts/ktap.sh" "$console" "$results" | tee "$out/system.verdict" || true
 }
@@ -315,7 +408,11 @@ if [ $compare_only = 1 ]; then
 	exit
 fi
 for k in "${kernels[@]}"; do
-	run_kernel "$k"
+	if [ -n "$(package_boot "$k")" ]; then
+		run_packaged "$k"
+	else
+		run_kernel "$k"
+	fi
 	files+=("$CACHE/out/system-$k/system.verdict")
 done
 # Each base's patched kernel against its pristine one, when both ran,
@@ -340,6 +437,14 @@ for b in $SERIES_BASES; do
 				compare plan verdict "$patched-$r" "$ref" "$suffix-$r-plan"
 		fi
 	done
+done
+# The package mode: each base's packaged kernel against Debian's own.
+for b in $SERIES_BASES; do
+	patched=deb-$(base_fact "$b" BASE_PATCHED)
+	debian=deb-debian$(base_fact "$b" BASE_STEP)
+	if has "$patched" && has "$debian"; then
+		compare walkers walker "$patched" "$debian" "-$patched"
+	fi
 done
 say "make system: kernels ${kernels[*]}"
 record_time "make system ${kernels[*]}" $SECONDS

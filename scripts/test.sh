@@ -220,6 +220,14 @@ for b in $SERIES_BASES; do
 			env KERNEL="$patched" "$REPO/scripts/checkpatch.sh"
 		selected=$((selected + 1))
 	fi
+	# The series as Debian packages (make deb in small: the test
+	# kernel's config, whose objects ccache has; make deb builds Debian's).
+	if [ -z "$ARCH_SUFFIX" ] && only_match "deb$step:smoke"; then
+		say "make deb$by in small: scripts/deb.sh --smoke"
+		host_case "deb$step:smoke" "$CACHE/out/deb-smoke$sfx.ktap" "deb-kernel$sfx" \
+			env KERNEL="$patched" "$REPO/scripts/deb.sh" --smoke
+		selected=$((selected + 1))
+	fi
 	# Its objects are x86_64's: the x86_64 run checks the series.
 	if [ -z "$ARCH_SUFFIX" ] && only_match "series$step:bisect"; then
 		say "make bisect-check$by in small: scripts/bisect-check.sh --smoke"

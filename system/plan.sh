@@ -214,7 +214,7 @@ pid1_pidfds() {
 
 # --- case 2 ---
 case_clients() {
-	local pid n kids found
+	local pid n kids found i
 
 	# systemctl kill --kill-whom=main and all (systemd 252: pidfd-less
 	# kill(2) on each pid of the cgroup; systemd 255 and later keep a
@@ -295,7 +295,13 @@ case_clients() {
 		# (p[w]: the pattern does not match strace's own command line)
 		strace -f -o "$W/pw.strace" -e trace=pidfd_open pidwait -f 'pidfd-sys-p[w]' &
 		kids=$!
-		sleep 1
+		# Until it has both pidfds: under strace, on a loaded TCG host
+		# with Debian's own kernel, its scan came after a one-second sleep.
+		for i in $(seq 60); do
+			[ "$(grep -c 'pidfd_open(.*= [0-9]' "$W/pw.strace" 2>/dev/null)" = 2 ] && break
+			sleep 0.5
+		done
+		sleep 0.5
 		t_is "$(kill -0 "$kids" 2>/dev/null && echo 1)" "pidwait -f: still waiting while they run"
 		systemctl stop pw
 		wait "$kids"
