@@ -12,6 +12,7 @@
 # gcc-multilib: the -m32 guest programs;
 # mmdebstrap, e2fsprogs: the Debian root of make system;
 # dpkg-dev, debhelper, lintian, bash-completion: pfkill's package (tool:deb);
+# fakeroot, kmod (depmod): the kernel's packages (make deb, deb:smoke);
 # scripts/arch/ARCH.sh adds its own: ARCH_PACKAGES.)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -20,7 +21,7 @@ packages=(qemu-system-x86 busybox-static gcc make flex
 	bison bc libelf-dev libssl-dev cpio ccache xz-utils git procps perl
 	libc6-dev gcc-multilib coreutils util-linux rsync python3-ply python3-git
 	trinity stress-ng sparse
-	mmdebstrap e2fsprogs dpkg-dev debhelper lintian bash-completion)
+	mmdebstrap e2fsprogs dpkg-dev debhelper lintian bash-completion fakeroot kmod)
 # Every base's source and config packages (scripts/base/) of the
 # machine's release; the others' below (suite_packages).
 for b in $BASES; do

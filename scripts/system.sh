@@ -218,7 +218,48 @@ run_packaged() {
 	boot_plan "$k" "$suite" "$out" -kernel "$(ls "$stage"/boot/vmlinuz-*)" \
 		-initrd "$(ls "$stage"/boot/initrd.img-*)" \
 		-append "root=/dev/vda rw console=$GUEST_CONSOLE panic=-1 loglevel=5 ${SYSTEM_ARGS:-}"
+	[ "$source" = ours ] && guest_plan "$k" "$b" "$(ls "$stage"/boot/vmlinuz-*)"
 	rm -rf "$stage"
+}
+
+# guest_plan NAME BASE VMLINUZ: make test's guest plan (conformance suite,
+# selftests, the tool's tests) on the packaged kernel, from the initramfs
+# of the base's test kernel; then every case that passed on the test
+# kernel (its last make test) must pass here too.
+guest_plan() {
+	local k=$1 b=$2 vmlinuz=$3 patched out start f
+	patched=$(base_fact "$b" BASE_PATCHED)
+	out=$CACHE/out/system-$k
+	KERNEL=$patched "$REPO/scripts/kernel.sh"
+	KERNEL=$patched "$REPO/scripts/guest.sh"
+	say "booting make test's plan on the $k kernel (the $patched initramfs)"
+	start=$SECONDS
+	qemu_boot "${PIDFD_TIMEOUT:-1500}" "$out/test.console" "$out/test.ktap" /dev/null \
+		-kernel "$vmlinuz" -initrd "$CACHE/out/$patched/initramfs.cpio" \
+		-append "console=$GUEST_CONSOLE panic=-1 loglevel=5 pidfd.plan=/plans/test pidfd.results=$GUEST_RESULTS"
+	say "$k: make test's plan in $((SECONDS - start)) s"
+	"$REPO/scripts/ktap.sh" "$out/test.console" "$out/test.ktap" | tee "$out/test.verdict" || true
+	files+=("$out/test.verdict")
+	f=$CACHE/out/system-compare-$k-test.ktap
+	ktap_case "system:test-plan-vs-$patched" "" passed_there_passes_here \
+		"$CACHE/out/$patched/test.ktap" "$out/test.ktap" > "$f"
+	: > "$SYS/compare-$k-test.console"
+	"$REPO/scripts/ktap.sh" "$SYS/compare-$k-test.console" "$f" |
+		tee "$CACHE/out/system-compare-$k-test.verdict" || true
+	files+=("$CACHE/out/system-compare-$k-test.verdict")
+}
+
+# passed_there_passes_here REF NEW: every case ok in KTAP file REF is ok
+# in NEW (one that skipped or failed in REF is not compared).
+passed_there_passes_here() {
+	local lost
+	[ -f "$1" ] || { echo "    # no $1 (make test first)"; return 4; }
+	lost=$(comm -23 <(tag_lines verdict "$1" | sed -n 's/ saw: ok$//p' | sort -u) \
+		<(tag_lines verdict "$2" | sed -n 's/ saw: ok$//p' | sort -u))
+	echo "    # $(tag_lines verdict "$1" | grep -c ' saw: ok$') cases ok on the test kernel"
+	[ -z "$lost" ] && return 0
+	echo "$lost" | sed 's/^/    # not ok here: /'
+	return 1
 }
 
 # build_programs OUT INCLUDE DEP: the guest programs in OUT/bin, static,
