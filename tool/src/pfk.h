@@ -105,6 +105,11 @@ struct pfk_filter {
 	 * it, not from status.
 	 */
 	bool ids_by_pidfd;
+	/*
+	 * -P with argv_only, on the same terms: the parent from that pidfd,
+	 * so that a match's stat stays unread.
+	 */
+	bool ppid_by_pidfd;
 	int handler_sig;		/* -H: SigCgt must hold it; 0 = off */
 #define PFK_NO_HANDLER 65		/* -H with signal 0: nothing matches */
 #define PFK_STAT_SIGS 31		/* -H up to it reads stat, not status */
@@ -348,9 +353,10 @@ int pfk_open_pidfd(struct pfk_proc *p, enum pfk_scope scope);
  */
 int pfk_open_ident(struct pfk_proc *p);
 
-/* The ids status shows: Uid's real and effective, Gid's real. */
+/* The ids status shows: Uid's real and effective, Gid's real; PPid. */
 struct pfk_cred {
 	unsigned long ruid, euid, rgid;
+	pid_t ppid;
 };
 
 /*
@@ -362,7 +368,8 @@ int pfk_pidfd_open(pid_t pid);
 
 /*
  * The ids of the process behind pidfd, as status shows them (mapped
- * into our user namespace), with ioctl(PIDFD_GET_INFO) (Linux 6.13).
+ * into our user and pid namespaces), with ioctl(PIDFD_GET_INFO)
+ * (Linux 6.13).
  * 0, or -1 with errno (ESRCH: reaped).
  */
 int pfk_pidfd_cred(int pidfd, struct pfk_cred *c);

@@ -888,9 +888,18 @@ static void parse_args(struct pfkill_ctl *ctl, int argc, char **argv)
 	f->argv_only = ctl->mode == MODE_LIST && f->full && !f->negate &&
 		       !ctl->list_name && !ctl->json && !ctl->identity &&
 		       !ctl->identity_ino &&
-		       f->pick == PFK_PICK_ALL && !f->ppid.n && !f->pgrp.n &&
+		       f->pick == PFK_PICK_ALL && !f->pgrp.n &&
 		       !f->session.n && !f->tty_given && !f->runstates &&
 		       !f->older && !f->ident_pid.n && !f->handler_sig;
+	/*
+	 * -P too, where a pidfd tells the parent (as ids_by_pidfd the ids):
+	 * that costs half of what opening and reading stat does.
+	 */
+	f->ppid_by_pidfd = f->argv_only && f->ppid.n && !f->threads &&
+			   ctl->feat.pidfd_info &&
+			   (f->ids_by_pidfd || pfk_procfs_is_ours(f->proc_fd));
+	if (f->ppid.n && !f->ppid_by_pidfd)
+		f->argv_only = false;
 	/* Listing holds nothing past a batch: close its fds all at once. */
 	f->defer_close = ctl->mode == MODE_LIST;
 

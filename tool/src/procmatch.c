@@ -502,6 +502,12 @@ static bool cred_by_pidfd(const struct pfk_filter *flt)
 	       !(flt->handler_sig && !handler_in_stat(flt));
 }
 
+/* A pidfd before the candidate's files: for -U, -G, or -P's parent. */
+static bool pidfd_ahead(const struct pfk_filter *flt)
+{
+	return cred_by_pidfd(flt) || flt->ppid_by_pidfd;
+}
+
 /* -U, -G without a pidfd, or -H of a signal stat does not show. */
 static bool status_needed(const struct pfk_filter *flt)
 {
@@ -971,6 +977,7 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	pid_t ppid = 0, session = 0;
 	const char *text = NULL;
 	bool m = true, argv_matched = false, have_stat = scan->pre_valid;
+	bool ppid_ahead = false;
 	struct pfk_cred cred;
 	int r;
 
@@ -989,8 +996,19 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	}
 
 	/* By number: before any file of the candidate is read. */
-	if (cred_by_pidfd(flt) && cred_ahead(scan, p->pid, &cred) < 0)
-		return -1;
+	if (pidfd_ahead(flt)) {
+		if (cred_ahead(scan, p->pid, &cred) == 0) {
+			ppid = cred.ppid;
+			ppid_ahead = flt->ppid_by_pidfd;
+		} else if (errno != ESRCH || cred_by_pidfd(flt)) {
+			return -1;
+		}
+		/*
+		 * Else -P alone: gone, or a parent outside our pid
+		 * namespace, which stat shows as 0 and the ioctl of the
+		 * first kernels that have it refuses (ESRCH).  stat decides.
+		 */
+	}
 	/*
 	 * -f: the pattern usually rules out most processes, and for them
 	 * the command line alone decides, so their stat (a third of the
@@ -998,7 +1016,12 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 	 * which needs stat, and is decided below with the rest.
 	 */
 	if (flt->has_pattern && flt->full && !flt->negate) {
-		ssize_t n = argv_text(scan, dirfd);
+		ssize_t n;
+
+		/* -P's parent, known already: no command line to read. */
+		if (ppid_ahead && !pfk_ids_has(&flt->ppid, ppid))
+			return 0;
+		n = argv_text(scan, dirfd);
 
 		if (n < 0)
 			return -1;
@@ -1006,8 +1029,12 @@ static int match_dir(struct pfk_scan *scan, int dirfd, struct pfk_proc *p)
 			return 0;
 		argv_matched = n > 0;
 	}
-	/* argv_only: p's stat fields stay 0; full_text() reads them if needed. */
-	if (!have_stat && !(argv_matched && flt->argv_only) &&
+	/*
+	 * argv_only: p's stat fields stay 0; full_text() reads them if
+	 * needed.  With -P only once the pidfd told the parent.
+	 */
+	if (!have_stat &&
+	    !(argv_matched && flt->argv_only && (!flt->ppid.n || ppid_ahead)) &&
 	    read_stat(scan, dirfd, p, &ppid, &session, &tty) < 0)
 		return -1;
 	if (p->pid == scan->skip[0])

@@ -63,6 +63,7 @@ struct pfk_pidfd_info {
 	int32_t exit_code;		/* wait(2) status, with PFK_INFO_EXIT */
 };
 
+#define PFK_INFO_PID		(1ULL << 0)	/* PIDFD_INFO_PID */
 #define PFK_INFO_CREDS		(1ULL << 1)	/* PIDFD_INFO_CREDS */
 #define PFK_INFO_EXIT		(1ULL << 3)	/* PIDFD_INFO_EXIT, 6.15 */
 #define PFK_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct pfk_pidfd_info)
@@ -292,14 +293,14 @@ int pfk_pidfd_open(pid_t pid)
 	return sys_pidfd_open(pid, 0);
 }
 
-/* PIDFD_GET_INFO asking for @want; ENODATA when the answer lacks it. */
+/* PIDFD_GET_INFO asking for @want; ENODATA when the answer lacks some. */
 static int pidfd_info(int pidfd, struct pfk_pidfd_info *info, uint64_t want)
 {
 	memset(info, 0, sizeof(*info));
 	info->mask = want;
 	if (ioctl(pidfd, PFK_PIDFD_GET_INFO, info) < 0)
 		return -1;
-	if (!(info->mask & want)) {
+	if ((info->mask & want) != want) {
 		errno = ENODATA;
 		return -1;
 	}
@@ -310,11 +311,12 @@ int pfk_pidfd_cred(int pidfd, struct pfk_cred *c)
 {
 	struct pfk_pidfd_info info;
 
-	if (pidfd_info(pidfd, &info, PFK_INFO_CREDS) < 0)
+	if (pidfd_info(pidfd, &info, PFK_INFO_CREDS | PFK_INFO_PID) < 0)
 		return -1;
 	c->ruid = info.ruid;
 	c->euid = info.euid;
 	c->rgid = info.rgid;
+	c->ppid = info.ppid;
 	return 0;
 }
 
