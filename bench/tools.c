@@ -4,7 +4,7 @@
  * and 5000 matching processes that this program starts itself.
  *
  *   tools [-n 100,1000,5000] [-p PFKILL] [-g PGREP] [-k PKILL] [-s STRACE -o DIR]
- *         [-m MODE,...]
+ *         [-m MODE,...] [-r ROOT]
  *
  * Without options (the guest plan) it uses the guest's paths. Each
  * measured op is one run of the command, stdout counted through a pipe
@@ -16,7 +16,11 @@
  * processes serve every round. With -s, every command also runs once
  * per size under `strace -f -c -o DIR/<tool>-<n>.txt`. With -m only
  * the CPU and RSS rows of those modes are measured (no wall-time rows):
- * a quick look at one mode while working on it.
+ * a quick look at one mode while working on it. With -r, PGREP and PKILL
+ * are those of procps unpacked in ROOT (issue 48's reference, Debian
+ * forky's 4.0.7, which scripts/deps.sh unpacks into the cache), run
+ * under ROOT's own dynamic loader and libraries, as the tool's
+ * differential tests run it.
  *
  * Besides wall time per run (tools.<mode>.<n>), each mode gets two rows
  * from the kernel's own accounting of the child (wait4): tools.cpu.* is
@@ -26,8 +30,9 @@
  * each process's task directory read, one line per thread), uid and gid
  * (-U OURUID, -G OURGID: the real ids), handler (-H: the children catch
  * SIGUSR1) and ns (--ns OURPID, the default --nslist).  procps 4.0.2
- * has no -H: its row is the same selection without it, which costs
- * procps the same, as it reads every process's status (SigCgt) anyway.
+ * has no -H: its row is the same selection without it (4.0.7's too, so
+ * that either reference runs it), which costs procps the same, as it
+ * reads every process's status (SigCgt) anyway.
  *
  * In the guest a run at 5000 takes seconds under TCG, so the sizes can
  * come from the kernel command line, pidfd.bench_tools=100,1000 or
@@ -47,10 +52,14 @@ struct cmd {
 /* CPU time (ns) and peak RSS (KiB) of the last run(), from wait4(). */
 static double last_cpu_ns, last_rss_kib;
 
+static const char *pgrep = "/usr/bin/pgrep", *pkill = "/usr/bin/pkill";
+/* -r ROOT: the loader and library path procps runs with there. */
+static char procps_ld[4096], procps_libs[8192];
+
 static int run(struct cmd *c, const char *strace, const char *out)
 {
 	struct rusage ru;
-	char buf[65536], *argv[20];
+	char buf[65536], *argv[24];
 	long lines = 0;
 	int p[2], status, i, a = 0;
 	ssize_t n;
@@ -62,6 +71,13 @@ static int run(struct cmd *c, const char *strace, const char *out)
 		argv[a++] = "-c";
 		argv[a++] = "-o";
 		argv[a++] = (char *)out;
+	}
+	if (procps_ld[0] && (c->argv[0] == pgrep || c->argv[0] == pkill)) {
+		argv[a++] = procps_ld;
+		argv[a++] = "--library-path";
+		argv[a++] = procps_libs;
+		argv[a++] = "--argv0";
+		argv[a++] = c->argv[0] == pgrep ? "pgrep" : "pkill";
 	}
 	for (i = 0; c->argv[i]; i++)
 		argv[a++] = c->argv[i];
@@ -217,8 +233,7 @@ static int in_list(const char *list, const char *word)
 
 int main(int argc, char **argv)
 {
-	const char *pfkill = "/tests/tool/bin/pfkill", *pgrep = "/usr/bin/pgrep";
-	const char *pkill = "/usr/bin/pkill", *strace = NULL, *dir = "/tmp";
+	const char *pfkill = "/tests/tool/bin/pfkill", *strace = NULL, *dir = "/tmp";
 	const char *only = NULL;
 	char sizes_arg[64] = "100,1000,5000", name[16], ppid[16], pat[24];
 	char uid[16], ruid[16], rgid[16];
@@ -226,7 +241,7 @@ int main(int argc, char **argv)
 	pid_t *kids = NULL;
 	int have = 0, opt, i;
 
-	while ((opt = getopt(argc, argv, "n:p:g:k:s:o:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:g:k:s:o:m:r:")) != -1) {
 		switch (opt) {
 		case 'n': snprintf(sizes_arg, sizeof(sizes_arg), "%s", optarg); break;
 		case 'p': pfkill = optarg; break;
@@ -235,8 +250,15 @@ int main(int argc, char **argv)
 		case 's': strace = optarg; break;
 		case 'o': dir = optarg; break;
 		case 'm': only = optarg; break;
+		case 'r':
+			snprintf(procps_ld, sizeof(procps_ld),
+				 "%s/usr/lib64/ld-linux-x86-64.so.2", optarg);
+			snprintf(procps_libs, sizeof(procps_libs),
+				 "%s/usr/lib/x86_64-linux-gnu:%s/lib/x86_64-linux-gnu",
+				 optarg, optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n N,..] [-p pfkill] [-g pgrep] [-k pkill] [-s strace -o dir] [-m mode,..]\n",
+			fprintf(stderr, "usage: %s [-n N,..] [-p pfkill] [-g pgrep] [-k pkill] [-s strace -o dir] [-m mode,..] [-r root]\n",
 				argv[0]);
 			return 2;
 		}

@@ -19,7 +19,7 @@ set -euo pipefail
 # procps over SIZES (e.g. 100,1000,5000) processes: DIR/host.txt, the
 # strace -c files in DIR/strace. `make test` runs it with a small size.
 host_tools() {
-	local dir=$1 sizes=$2 strace_args=()
+	local dir=$1 sizes=$2 strace_args=() procps forky
 
 	mkdir -p "$dir"
 	make -s -C "$REPO/tool" >&2 || { echo "error: cannot build tool/" >&2; return 1; }
@@ -32,8 +32,14 @@ host_tools() {
 	else
 		say "strace not installed: syscall counts are n/a"
 	fi
+	# procps 4.0.7 (Debian forky's, unpacked by scripts/deps.sh), the
+	# reference of issue 48; else this machine's.
+	procps=(-g "$(command -v pgrep)" -k "$(command -v pkill)")
+	forky=$CACHE/debian/forky
+	[ -x "$forky/usr/bin/pgrep" ] && [ -x "$forky/usr/lib64/ld-linux-x86-64.so.2" ] &&
+		procps=(-g "$forky/usr/bin/pgrep" -k "$forky/usr/bin/pkill" -r "$forky")
 	"$dir/tools-host" -n "$sizes" -p "$REPO/tool/pfkill" \
-		-g "$(command -v pgrep)" -k "$(command -v pkill)" "${strace_args[@]}" \
+		"${procps[@]}" "${strace_args[@]}" \
 		> "$dir/host.txt" || { echo "error: host tools benchmark failed" >&2; return 1; }
 }
 
